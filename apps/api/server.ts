@@ -1,0 +1,34 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Deps } from '../../src/deps.js';
+import { resolveTenant } from './auth.js';
+import { registerBullBoard } from './bull-board.js';
+import { errorHandler } from './errors.js';
+import { opsRoutes, type Readiness } from './routes/ops.js';
+import { eventRoutes } from './routes/events.js';
+import { registerStrictJson } from './json.js';
+
+export interface ApiOptions {
+  readiness?: Readiness;
+}
+
+/** Builds the HTTP API; routes are thin adapters over src/ (no SQL, no prompts here). */
+export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log.child({ component: 'api' }) as unknown as FastifyBaseLogger,
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    genReqId: () => crypto.randomUUID(),
+  });
+  app.decorateRequest('tenantId', '');
+  app.addHook('onRequest', async (req) => {
+    req.tenantId = resolveTenant(deps.config, req);
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) => {
+    void reply.status(404).send({ error: { code: 'NOT_FOUND', message: `No route ${req.method} ${req.url.split('?')[0]}` } });
+  });
+  registerStrictJson(app);
+  opsRoutes(app, deps, opts.readiness ?? { checks: [] });
+  eventRoutes(app, deps);
+  await registerBullBoard(app, deps.queues);
+  return app;
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../../src/config.js';
+import { createDeps, type Deps } from '../../../src/deps.js';
+import type { Logger } from '../../../src/logger.js';
+import { startWorkers, type RunningWorkers } from '../../../src/queue/runner.js';
+import { startScheduler, type RunningScheduler } from '../../../src/queue/scheduler.js';
+import type { QueueName } from '../../../src/queue/names.js';
+import { onShutdown } from '../../../src/shutdown.js';
+import { CATALOG } from '../../../workers/catalog.js';
+import { buildServer } from '../../api/server.js';
+import { isLoopback } from '../../api/auth.js';
+import { startWatcher, type RunningWatcher } from '../../watcher/watcher.js';
+import { MemloomError } from '../../../src/errors.js';
+
+export interface Roles {
+  api: boolean;
+  watcher: boolean;
+  workers: readonly QueueName[];
+  scheduler: boolean;
+}
+
+export interface Running {
+  deps: Deps;
+  app: FastifyInstance | undefined;
+  /** Stop everything in order: stop intake, drain workers, close connections. */
+  stop(): Promise<void>;
+}
+
+/** Starts the requested roles in this process; `memloom start` runs them all on one deps. */
+export async function startRoles(config: Config, log: Logger, roles: Roles, opts: { inMemory?: boolean; queuePrefix?: string } = {}): Promise<Running> {
+  if (roles.api && config.MEMLOOM_API_KEYS.size === 0 && !isLoopback(config.HOST)) {
+    throw new MemloomError('AUTH_REQUIRED', `HOST=${config.HOST} is not a loopback address: set MEMLOOM_API_KEYS (key:tenant,…) to serve beyond this machine.`, { kind: 'input' });
+  }
+  const deps = await createDeps(config, log, opts);
+  let app: FastifyInstance | undefined;
+  let workers: RunningWorkers | undefined;
+  let scheduler: RunningScheduler | undefined;
+  let watcher: RunningWatcher | undefined;
+  try {
+    if (roles.scheduler) scheduler = await startScheduler(deps);
+    if (roles.workers.length > 0) workers = startWorkers(deps, CATALOG, roles.workers);
+    if (roles.watcher) watcher = await startWatcher(deps);
+    if (roles.api) {
+      app = await buildServer(deps);
+      await app.listen({ host: config.HOST, port: config.PORT });
+      log.info({ url: `http://${config.HOST}:${(app.server.address() as { port: number }).port}`, admin: '/admin/queues' }, 'memloom api listening');
+    }
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await watcher?.close().catch(() => undefined);
+    await workers?.close().catch(() => undefined);
+    await scheduler?.close().catch(() => undefined);
+    await deps.close().catch(() => undefined);
+    throw err;
+  }
+  return {
+    deps,
+    app,
+    async stop() {
+      await app?.close();
+      await watcher?.close();
+      await scheduler?.close();
+      await workers?.close();
+      await deps.close();
+    },
+  };
+}
+
+export async function serve(config: Config, log: Logger, roles: Roles): Promise<void> {
+  const running = await startRoles(config, log, roles);
+  onShutdown(log, () => running.stop());
+}

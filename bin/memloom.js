@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// memloom runs its TypeScript sources directly through tsx: no build step between a clone and a start.
+import { register } from 'tsx/esm/api';
+import { ensurePrismaClient } from '../scripts/prisma-generate.mjs';
+
+ensurePrismaClient();
+register();
+await import('../apps/cli/main.ts');

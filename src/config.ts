@@ -1,0 +1,106 @@
+import { z } from 'zod';
+
+/**
+ * The one configuration schema (DESIGN §8 names). Parsed once in each entrypoint, frozen and carried
+ * in `deps`; tests build their own object with `loadConfig({...})` instead of touching process.env.
+ */
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ error: `an integer between ${min} and ${max}` }).int(`an integer between ${min} and ${max}`).min(min, `an integer between ${min} and ${max}`).max(max, `an integer between ${min} and ${max}`).default(def);
+const optionalString = z.string().trim().min(1).optional().catch(undefined);
+const bool = (def: boolean) => z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'one of true, false' }).default(def ? 'true' : 'false').transform((v) => v === 'true' || v === '1' || v === 'yes');
+const url = (protocols: string[]) =>
+  z.string().trim().refine((v) => { try { return protocols.includes(new URL(v).protocol); } catch { return false; } }, { message: `a URL starting with ${protocols.join(' or ')}//` }).optional();
+
+/** `key:tenant,key2:tenant2` → Map<key, tenant>. */
+const apiKeys = z.string().optional().transform((v, ctx) => {
+  const keys = new Map<string, string>();
+  if (!v || v.trim() === '') return keys;
+  for (const pair of v.split(',')) {
+    const [key, tenant, ...rest] = pair.trim().split(':');
+    if (!key || !tenant || rest.length > 0 || !/^[A-Za-z0-9_-]{1,64}$/.test(tenant)) {
+      ctx.addIssue({ code: 'custom', message: 'a comma-separated list of key:tenant pairs (tenant: letters, digits, _ or -)' });
+      return z.NEVER;
+    }
+    keys.set(key, tenant);
+  }
+  return keys;
+});
+
+export const ConfigSchema = z.object({
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  PORT: int(8787, 0, 65535),
+  MEMLOOM_HOME: z.string().trim().min(1).default('./.memloom'),
+  EVENTS_DIR: z.string().trim().min(1).default('./events'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  MEMLOOM_API_KEYS: apiKeys,
+  /** Loopback port of the embedded database; 0 picks a free one. Never 5432 by default. */
+  MEMLOOM_DB_PORT: int(0, 0, 65535),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
+
+  EMBEDDINGS_PROVIDER: z.enum(['local', 'openai'], { error: 'one of local, openai' }).default('local'),
+  /** For `local`: `hashing` (multilingual, lexical) or `use-lite` (English, semantic). For `openai`: the model name. */
+  EMBEDDINGS_MODEL: optionalString,
+  EMBEDDINGS_DIMENSIONS: z.coerce.number({ error: 'an integer between 16 and 4096' }).int().min(16, 'an integer between 16 and 4096').max(4096, 'an integer between 16 and 4096').optional(),
+  EMBEDDINGS_BASE_URL: url(['http:', 'https:']),
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_BATCH_SIZE: int(96, 1, 2048),
+
+  LLM_PROVIDER: z.enum(['heuristic', 'openai'], { error: 'one of heuristic, openai' }).default('heuristic'),
+  LLM_MODEL: optionalString,
+  LLM_BASE_URL: url(['http:', 'https:']),
+  LLM_API_KEY: optionalString,
+  LLM_TIMEOUT_MS: int(60_000, 1000),
+
+  EXTRACT_DEBOUNCE_MS: int(30_000),
+  EXTRACT_MAX_WAIT_MS: int(300_000),
+  BRIEFING_DEBOUNCE_MS: int(300_000),
+  TOKEN_BUDGET_PER_TASK: int(50_000, 1),
+  TOKEN_BUDGET_PER_HOUR: int(2_000_000, 1),
+  TOKEN_BUDGET_PER_DAY: int(20_000_000, 1),
+  LLM_RPM: int(60, 1),
+  LLM_TPM: int(200_000, 1),
+  LLM_CONCURRENCY: int(4, 1, 256),
+  TENANT_TASKS_PER_HOUR: int(15, 1),
+
+  /** HTTP body limit in bytes (a batch of 1,000 events). */
+  BODY_LIMIT_BYTES: int(32 * 1024 * 1024, 1024),
+  /** Events accepted per tenant per second over HTTP before 429. */
+  INGEST_RATE_PER_SEC: int(20_000, 1),
+  WORKER_CONCURRENCY: int(8, 1, 256),
+  /** Interval of the reconciler that re-enqueues stored events that never reached the queue. */
+  RECONCILE_INTERVAL_MS: int(30_000, 100),
+  PRETTY_LOGS: bool(false),
+});
+
+export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parse an environment-like record. On error throws a ConfigError whose message is one line per
+ * variable: its name and what it accepts, never its value (it may be a secret).
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `invalid ${String(issue.path[0])}: expected ${issue.message}`);
+    throw new ConfigError([...new Set(lines)].join('\n'));
+  }
+  return Object.freeze(parsed.data);
+}
+
+export function isEmbedded(config: Config): boolean {
+  return config.DATABASE_URL === undefined;
+}

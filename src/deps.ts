@@ -1,0 +1,87 @@
+import pg from 'pg';
+import { isEmbedded, type Config } from './config.js';
+import type { Logger } from './logger.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { ensureTenants, migrate } from './db/migrator.js';
+import { createPool, type Db } from './db/pool.js';
+import { createPrisma, type PrismaClient } from './db/prisma.js';
+import { ensureVectorIndexes } from './db/vector-index.js';
+import { createQueueBackend } from './queue/backend.js';
+import { Queues } from './queue/queues.js';
+import { Dispatcher } from './events/dispatcher.js';
+import { createProviders, type Providers } from './providers/index.js';
+
+/**
+ * Everything a component needs, built once per process by its entrypoint and passed down.
+ * No module-level singletons: tests build their own with createDeps(config).
+ */
+export interface Deps {
+  config: Config;
+  log: Logger;
+  /** Application pool, role memloom_app, row-level security applies. */
+  db: Db;
+  /** URL of the database (the embedded server's loopback URL in embedded mode). */
+  dbUrl: string;
+  prisma: PrismaClient;
+  queues: Queues;
+  /** Hands committed events to the triage queue off the request path. */
+  dispatcher: Dispatcher;
+  providers: Providers;
+  embedded: EmbeddedDatabase | undefined;
+  close(): Promise<void>;
+}
+
+export interface CreateDepsOptions {
+  /** Tests: keep the embedded database in memory. */
+  inMemory?: boolean;
+  /** Redis key prefix for BullMQ; tests pass a fresh one per file. */
+  queuePrefix?: string;
+}
+
+export async function createDeps(config: Config, log: Logger, opts: CreateDepsOptions = {}): Promise<Deps> {
+  let embedded: EmbeddedDatabase | undefined;
+  let dbUrl: string;
+  if (isEmbedded(config)) {
+    embedded = await startEmbeddedDatabase({ home: config.MEMLOOM_HOME, port: config.MEMLOOM_DB_PORT, log: log.child({ component: 'db' }), inMemory: opts.inMemory ?? false });
+    dbUrl = embedded.url;
+  } else {
+    dbUrl = config.DATABASE_URL as string;
+  }
+  try {
+    const providers = await createProviders(config, log.child({ component: 'providers' }));
+    await prepareDatabase(dbUrl, config, providers, log);
+    await embedded?.dropPrivileges();
+    const db = createPool(dbUrl, { setRole: embedded === undefined, max: embedded ? 20 : 10 });
+    const prisma = createPrisma(db);
+    const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? 'memloom' });
+    const queues = new Queues(backend);
+    const dispatcher = new Dispatcher({ db, queues, log });
+    return {
+      config, log, db, dbUrl, prisma, queues, dispatcher, providers, embedded,
+      async close() {
+        await dispatcher.close();
+        await queues.close();
+        await providers.close();
+        await prisma.$disconnect().catch(() => undefined);
+        await db.end().catch(() => undefined);
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Migrations, tenants and vector indexes, as the database owner, before the app role takes over. */
+async function prepareDatabase(url: string, config: Config, providers: Providers, log: Logger): Promise<void> {
+  const owner = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  await owner.connect();
+  try {
+    await migrate(owner, log.child({ component: 'migrate' }));
+    await ensureTenants(owner, config.MEMLOOM_API_KEYS.values());
+    await ensureVectorIndexes(owner, providers.embeddings.dimensions, log);
+  } finally {
+    await owner.end();
+  }
+}

@@ -1,0 +1,58 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { EmbeddingProvider } from './types.js';
+import type { LlmProvider } from './llm/types.js';
+import { HashingEmbedder } from './embeddings/hashing.js';
+import { UseLiteEmbeddings } from './embeddings/use-lite.js';
+import { OpenAIEmbeddings } from './embeddings/openai.js';
+import { HeuristicLlm } from './llm/heuristic/index.js';
+import { OpenAILlm } from './llm/openai.js';
+
+export interface Providers {
+  embeddings: EmbeddingProvider;
+  llm: LlmProvider;
+  close(): Promise<void>;
+}
+
+/** The default local embedder; README "Embeddings" explains the choice with measured figures. */
+export const DEFAULT_LOCAL_EMBEDDER = 'hashing';
+
+export function createEmbeddings(config: Config): EmbeddingProvider {
+  if (config.EMBEDDINGS_PROVIDER === 'openai') {
+    return new OpenAIEmbeddings({
+      baseURL: config.EMBEDDINGS_BASE_URL ?? 'https://api.openai.com/v1',
+      apiKey: config.EMBEDDINGS_API_KEY ?? 'none',
+      model: config.EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+      dimensions: config.EMBEDDINGS_DIMENSIONS ?? 1536,
+      batchSize: config.EMBEDDINGS_BATCH_SIZE,
+    });
+  }
+  const model = config.EMBEDDINGS_MODEL ?? DEFAULT_LOCAL_EMBEDDER;
+  if (model === 'use-lite' || model === 'local-use-lite') return new UseLiteEmbeddings();
+  return new HashingEmbedder({ dimensions: config.EMBEDDINGS_DIMENSIONS ?? 384 });
+}
+
+export function createLlm(config: Config): LlmProvider {
+  if (config.LLM_PROVIDER === 'openai') {
+    return new OpenAILlm({
+      baseURL: config.LLM_BASE_URL ?? 'https://api.openai.com/v1',
+      apiKey: config.LLM_API_KEY ?? 'none',
+      model: config.LLM_MODEL ?? 'gpt-4o-mini',
+      timeoutMs: config.LLM_TIMEOUT_MS,
+    });
+  }
+  return new HeuristicLlm();
+}
+
+export async function createProviders(config: Config, log: Logger): Promise<Providers> {
+  const embeddings = createEmbeddings(config);
+  const llm = createLlm(config);
+  log.debug({ embeddings: embeddings.model, dims: embeddings.dimensions, llm: llm.model }, 'providers configured');
+  return {
+    embeddings,
+    llm,
+    async close() {
+      await Promise.allSettled([embeddings.close(), llm.close()]);
+    },
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * Extraction and triage through any OpenAI-compatible chat endpoint (OpenAI, DeepSeek, DashScope,
+ * Ollama, vLLM, LM Studio). The answer is untrusted: it is parsed with the zod contract, and one
+ * invalid answer earns exactly one corrective retry. The SDK never retries on its own (`maxRetries: 0`).
+ */
+import OpenAI, { APIError } from 'openai';
+import { z } from 'zod';
+import { MemloomError } from '../../errors.js';
+import { badProviderResponse, translateProviderError } from '../errors.js';
+import {
+  buildExtractionMessages,
+  buildRetryMessage,
+  buildTriageMessages,
+  extractionJsonSchema,
+  triageJsonSchema,
+  type PromptMessage,
+} from './prompts.js';
+import { ExtractionResult, type ExtractInput, type LlmProvider, type TokenUsage, type TriageVerdict } from './types.js';
+
+export type StructuredOutput = 'json_schema' | 'json_object';
+
+export interface OpenAILlmOptions {
+  /** Undefined means api.openai.com. */
+  baseURL?: string | undefined;
+  apiKey: string;
+  model: string;
+  /** Per request (60000). */
+  timeoutMs?: number | undefined;
+  /** Cap on the extraction answer (2000). */
+  maxOutputTokens?: number | undefined;
+  /** `json_schema` (default) falls back to `json_object` by itself when the endpoint rejects it. */
+  structuredOutput?: StructuredOutput | undefined;
+  /** OpenAI's reasoning models only accept `max_completion_tokens`; most compatible servers want `max_tokens`. */
+  maxTokensParam?: 'max_tokens' | 'max_completion_tokens' | undefined;
+  /** Omitted from the request when undefined (some models reject any value but their default). */
+  temperature?: number | undefined;
+}
+
+/** `details.raw` of EXTRACTION_INVALID keeps at most this much of the model's answer. */
+export const RAW_KEEP_CHARS = 4000;
+const TRIAGE_MAX_TOKENS = 50;
+
+interface Completion {
+  content: string;
+  finishReason: string | null;
+  usage: TokenUsage;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export class OpenAILlm implements LlmProvider {
+  readonly model: string;
+  readonly paid = true;
+  private readonly client: OpenAI;
+  private readonly maxOutputTokens: number;
+  private readonly maxTokensParam: 'max_tokens' | 'max_completion_tokens';
+  private readonly temperature: number | undefined;
+  private mode: StructuredOutput;
+
+  constructor(opts: OpenAILlmOptions) {
+    this.model = opts.model;
+    this.maxOutputTokens = opts.maxOutputTokens ?? 2000;
+    this.maxTokensParam = opts.maxTokensParam ?? 'max_tokens';
+    this.temperature = opts.temperature;
+    this.mode = opts.structuredOutput ?? 'json_schema';
+    this.client = new OpenAI({
+      apiKey: opts.apiKey,
+      ...(opts.baseURL === undefined ? {} : { baseURL: opts.baseURL }),
+      timeout: opts.timeoutMs ?? 60_000,
+      maxRetries: 0,
+    });
+  }
+
+  /** The response_format in use; becomes `json_object` after the endpoint rejected `json_schema`. */
+  get structuredOutput(): StructuredOutput {
+    return this.mode;
+  }
+
+  async extract(input: ExtractInput): Promise<{ result: ExtractionResult; usage: TokenUsage }> {
+    const schema = { name: 'extraction', schema: extractionJsonSchema() };
+    const messages = buildExtractionMessages(input);
+    const first = await this.complete(messages, this.maxOutputTokens, schema);
+    const firstParse = parseExtractionAnswer(first.content, first.finishReason);
+    if (firstParse.ok) return { result: firstParse.value, usage: first.usage };
+
+    const retry: PromptMessage[] = [
+      ...messages,
+      { role: 'assistant', content: truncate(first.content, RAW_KEEP_CHARS) || '(empty answer)' },
+      buildRetryMessage(firstParse.error),
+    ];
+    const second = await this.complete(retry, this.maxOutputTokens, schema);
+    const usage = { input: first.usage.input + second.usage.input, output: first.usage.output + second.usage.output };
+    const secondParse = parseExtractionAnswer(second.content, second.finishReason);
+    if (secondParse.ok) return { result: secondParse.value, usage };
+
+    throw new MemloomError('EXTRACTION_INVALID', 'The model answered an invalid extraction twice', {
+      kind: 'upstream',
+      retryable: false,
+      details: {
+        model: this.model,
+        error: truncate(secondParse.error, 1000),
+        raw: truncate(second.content, RAW_KEEP_CHARS),
+        inputTokens: usage.input,
+        outputTokens: usage.output,
+      },
+    });
+  }
+
+  /**
+   * A cheap keep/drop verdict (≤ 50 output tokens). An unreadable answer throws TRIAGE_INVALID (not
+   * retryable) so the triage stage chooses its own default instead of this provider guessing one.
+   */
+  async triage(content: string): Promise<{ verdict: TriageVerdict; usage: TokenUsage }> {
+    const answer = await this.complete(buildTriageMessages(content), TRIAGE_MAX_TOKENS, { name: 'triage', schema: triageJsonSchema() });
+    const verdict = parseTriageAnswer(answer.content);
+    if (!verdict) {
+      throw new MemloomError('TRIAGE_INVALID', 'The model answered an unreadable triage verdict', {
+        kind: 'upstream',
+        retryable: false,
+        details: { model: this.model, raw: truncate(answer.content, 500) },
+      });
+    }
+    return { verdict, usage: answer.usage };
+  }
+
+  async ready(): Promise<void> {
+    try {
+      await this.client.models.list();
+    } catch (err) {
+      throw translateProviderError(err, this.context());
+    }
+  }
+
+  async close(): Promise<void> {
+    // Nothing to release: the SDK keeps no connection of its own.
+  }
+
+  private async complete(messages: PromptMessage[], maxTokens: number, schema: { name: string; schema: Record<string, unknown> }): Promise<Completion> {
+    const body = (mode: StructuredOutput): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming => ({
+      model: this.model,
+      messages,
+      ...(this.maxTokensParam === 'max_tokens' ? { max_tokens: maxTokens } : { max_completion_tokens: maxTokens }),
+      ...(this.temperature === undefined ? {} : { temperature: this.temperature }),
+      response_format:
+        mode === 'json_schema' ? { type: 'json_schema', json_schema: { name: schema.name, strict: false, schema: schema.schema } } : { type: 'json_object' },
+    });
+    let response: OpenAI.Chat.ChatCompletion;
+    try {
+      response = await this.client.chat.completions.create(body(this.mode));
+    } catch (err) {
+      if (!(this.mode === 'json_schema' && isStructuredOutputUnsupported(err))) throw translateProviderError(err, this.context());
+      // Remembered for the life of this provider: the endpoint will not learn json_schema mid-run.
+      this.mode = 'json_object';
+      try {
+        response = await this.client.chat.completions.create(body('json_object'));
+      } catch (retryErr) {
+        throw translateProviderError(retryErr, this.context());
+      }
+    }
+    const choice = (response as { choices?: OpenAI.Chat.ChatCompletion['choices'] }).choices?.[0];
+    if (!choice?.message) throw badProviderResponse('Provider answered a chat completion without a choice', this.context());
+    const content = choice.message.content ?? '';
+    const usage = {
+      input: response.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join('\n')),
+      output: response.usage?.completion_tokens ?? estimateTokens(content),
+    };
+    return { content, finishReason: choice.finish_reason ?? null, usage };
+  }
+
+  private context() {
+    return { provider: 'openai', model: this.model };
+  }
+}
+
+/** A 400/422 that names response_format or json_schema: the endpoint cannot do structured output. */
+export function isStructuredOutputUnsupported(err: unknown): boolean {
+  if (!(err instanceof APIError) || (err.status !== 400 && err.status !== 422)) return false;
+  return /response_format|json_schema/i.test(`${err.message} ${JSON.stringify(err.error ?? '')}`);
+}
+
+/** Parses an extraction answer; on failure returns the message fed back to the model. */
+export function parseExtractionAnswer(raw: string, finishReason?: string | null): Parsed<ExtractionResult> {
+  let json: unknown;
+  try {
+    json = JSON.parse(jsonText(raw));
+  } catch (err) {
+    if (finishReason === 'length') {
+      return { ok: false, error: 'The answer was cut off at the output limit. Keep only the most important items and shorter texts.' };
+    }
+    return { ok: false, error: `The answer is not valid JSON (${err instanceof Error ? err.message : String(err)}).` };
+  }
+  const parsed = ExtractionResult.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, error: `The JSON does not match the required shape:\n${z.prettifyError(parsed.error)}` };
+}
+
+/** Lenient on purpose: a 50-token answer may be cut mid-reason, yet `keep` and `priority` came first. */
+export function parseTriageAnswer(raw: string): TriageVerdict | undefined {
+  let keep: boolean | undefined;
+  let priority: unknown;
+  let reason: unknown;
+  try {
+    const obj = JSON.parse(jsonText(raw)) as Record<string, unknown>;
+    if (typeof obj.keep === 'boolean') keep = obj.keep;
+    priority = obj.priority;
+    reason = obj.reason;
+  } catch {
+    // Fall through to field matching on the truncated text.
+    keep = /"keep"\s*:\s*true/i.test(raw) ? true : /"keep"\s*:\s*false/i.test(raw) ? false : undefined;
+    priority = Number(/"priority"\s*:\s*(\d+)/.exec(raw)?.[1]);
+  }
+  if (keep === undefined) return undefined;
+  const p = typeof priority === 'number' && Number.isFinite(priority) ? Math.min(10, Math.max(1, Math.round(priority))) : 5;
+  return { keep, priority: p, ...(typeof reason === 'string' && reason ? { reason } : {}) };
+}
+
+/** Models in json_object mode sometimes wrap the object in a code fence or a sentence. */
+function jsonText(raw: string): string {
+  const text = raw.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  if (text.startsWith('{')) return text;
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  return start >= 0 && end > start ? text.slice(start, end + 1) : text;
+}
+
+function truncate(s: string, max: number): string {
+  return s.length <= max ? s : s.slice(0, max);
+}
+
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);

@@ -1,0 +1,111 @@
+/**
+ * Prompts for the OpenAI-compatible LLM provider. Kept apart from the transport so they can be read,
+ * diffed and tuned on their own. Compact on purpose: every token here is paid on every extraction.
+ */
+import { z } from 'zod';
+import { ExtractionResult, type ExtractInput } from './types.js';
+
+export interface PromptMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export const EXTRACTION_SYSTEM_PROMPT = `You extract long-term memory from a conversation or document for an AI agent.
+Answer with one JSON object only: {"memories":[...],"entities":[...],"triplets":[...]}.
+
+memories: self-contained statements worth remembering later; skip greetings, acknowledgements and chatter.
+- kind: fact | preference | decision | plan | procedure | profile | episode | insight
+  (fact = objective information; preference = likes, dislikes, wishes; decision = a choice that was made;
+  plan = an intended future action; procedure = how to do something; profile = a stable trait of a person;
+  episode = something that happened; insight = a lesson or conclusion drawn from experience)
+- content: one sentence naming who or what it is about (never "he", "I" or "the user" alone); in the language of the source.
+- importance: integer 1-10 (1-3 trivia, 4-6 useful, 7-8 important, 9-10 critical: identity, hard constraints, major decisions).
+- confidence: 0-1, how sure the source is (stated = 0.9+, implied = 0.5-0.8, guessed = below 0.5).
+- subject: the name of the entity the memory is mainly about, or null.
+- event_time: ISO-8601 time the content refers to, resolved against the message time (e.g. "yesterday"); null if none.
+- time_precision: exact | day | month | year | relative; null when event_time is null.
+- sources: indexes of the supporting messages (at least one).
+- entities: names of the entities mentioned.
+
+entities: people, organizations, places, projects, tools, concepts and the like.
+- name: the canonical name; reuse the exact name of a known entity when it is the same thing.
+- type: one lower-case word: person, organization, place, project, tool, technology, concept, event, file, version or other.
+- description: a short description from the text.
+- sources: indexes of the messages that mention it.
+
+triplets: relations between entities.
+- source and target: entity names; direction is source -> target ("Alice works_at Acme").
+- relation: a snake_case verb phrase (works_at, prefers, decided, uses, lives_in, part_of).
+- description: one short sentence.
+- sources: indexes of the supporting messages.
+
+Use empty arrays when nothing is worth keeping. Never invent facts that the text does not support.`;
+
+/** One message per line as `[index] (occurredAt) speaker: content`; indexes keep UUIDs out of prompts. */
+export function formatMessages(messages: ExtractInput['messages']): string {
+  return messages
+    .map((m) => `[${m.index}] (${m.occurredAt}) ${m.speaker ?? m.role ?? m.type}: ${m.content}`)
+    .join('\n');
+}
+
+export function formatKnownEntities(entities: ExtractInput['knownEntities']): string {
+  return entities.map((e) => `#${e.id} ${e.name} (${e.type})`).join('\n');
+}
+
+export function buildExtractionMessages(input: ExtractInput): PromptMessage[] {
+  const parts: string[] = [];
+  if (input.knownEntities.length > 0) {
+    parts.push(`Known entities (reuse these exact names):\n${formatKnownEntities(input.knownEntities)}`);
+  }
+  parts.push(`Messages:\n${formatMessages(input.messages)}`);
+  parts.push('Extract the memories, entities and triplets as JSON.');
+  return [
+    { role: 'system', content: EXTRACTION_SYSTEM_PROMPT },
+    { role: 'user', content: parts.join('\n\n') },
+  ];
+}
+
+/** The one corrective turn after an invalid answer: the model sees exactly what was wrong. */
+export function buildRetryMessage(error: string): PromptMessage {
+  return {
+    role: 'user',
+    content: `Your previous answer was invalid:\n${error}\nAnswer again with one corrected JSON object of the same shape and nothing else.`,
+  };
+}
+
+/**
+ * The JSON Schema sent as `response_format.json_schema.schema`, derived from the zod schema that
+ * parses the answer so the two never drift. `io: 'input'` makes defaulted fields optional.
+ */
+export function extractionJsonSchema(): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(ExtractionResult, { io: 'input', target: 'draft-7' });
+  return schema;
+}
+
+export const TRIAGE_SYSTEM_PROMPT = `You decide whether a piece of text an AI agent saw is worth remembering long-term.
+Keep facts, preferences, decisions, plans, procedures and lasting context; drop acknowledgements, small talk and noise.
+Answer JSON {"keep": boolean, "reason": string, "priority": integer 1-10} where 1 is most urgent; keep the reason under 10 words.`;
+
+/** Triage reads at most this many characters: the verdict rarely needs more and the call must stay cheap. */
+export const TRIAGE_MAX_CHARS = 2000;
+
+export function buildTriageMessages(content: string): PromptMessage[] {
+  const text = content.length > TRIAGE_MAX_CHARS ? `${content.slice(0, TRIAGE_MAX_CHARS)}…` : content;
+  return [
+    { role: 'system', content: TRIAGE_SYSTEM_PROMPT },
+    { role: 'user', content: `Is this worth remembering long-term?\n\n${text}` },
+  ];
+}
+
+export function triageJsonSchema(): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: {
+      keep: { type: 'boolean' },
+      reason: { type: 'string' },
+      priority: { type: 'integer', minimum: 1, maximum: 10 },
+    },
+    required: ['keep', 'reason', 'priority'],
+    additionalProperties: false,
+  };
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/** The memory kinds of DESIGN §3. */
+export const MEMORY_KINDS = ['fact', 'preference', 'decision', 'plan', 'procedure', 'profile', 'episode', 'insight'] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+
+export const TIME_PRECISIONS = ['exact', 'day', 'month', 'year', 'relative'] as const;
+
+/** One message handed to an extractor. `index` is a small integer so prompts never carry UUIDs. */
+export interface ExtractMessage {
+  index: number;
+  type: string;
+  role?: string | undefined;
+  /** Who spoke, when the transcript says (e.g. LoCoMo speaker names), else undefined. */
+  speaker?: string | undefined;
+  content: string;
+  /** ISO-8601 time the event happened. */
+  occurredAt: string;
+}
+
+export interface ExtractInput {
+  messages: ExtractMessage[];
+  /** Entities the tenant already has, so an extractor can reuse their exact names. */
+  knownEntities: Array<{ id: number; name: string; type: string }>;
+}
+
+export const ExtractedMemory = z.object({
+  kind: z.enum(MEMORY_KINDS),
+  content: z.string().trim().min(1),
+  importance: z.number().int().min(1).max(10),
+  confidence: z.number().min(0).max(1),
+  /** Name of the entity the memory is mainly about (e.g. the speaker), if any. */
+  subject: z.string().trim().min(1).nullish(),
+  /** ISO-8601 time the memory's content refers to, when the text states one. */
+  event_time: z.string().nullish(),
+  time_precision: z.enum(TIME_PRECISIONS).nullish(),
+  /** Indexes of the input messages that support this memory (at least one). */
+  sources: z.array(z.number().int().nonnegative()).min(1),
+  /** Names of entities the memory mentions. */
+  entities: z.array(z.string().trim().min(1)).default([]),
+});
+export type ExtractedMemory = z.infer<typeof ExtractedMemory>;
+
+export const ExtractedEntity = z.object({
+  name: z.string().trim().min(1).max(200),
+  /** Lower-case type word: person, organization, place, project, tool, technology, concept, event, file, version, other. */
+  type: z.string().trim().min(1).max(50),
+  description: z.string().default(''),
+  sources: z.array(z.number().int().nonnegative()).min(1),
+});
+export type ExtractedEntity = z.infer<typeof ExtractedEntity>;
+
+export const ExtractedTriplet = z.object({
+  source: z.string().trim().min(1),
+  /** snake_case verb phrase, e.g. works_at, prefers, decided, uses. Direction is source -> target. */
+  relation: z.string().trim().min(1).max(100),
+  target: z.string().trim().min(1),
+  description: z.string().default(''),
+  sources: z.array(z.number().int().nonnegative()).min(1),
+});
+export type ExtractedTriplet = z.infer<typeof ExtractedTriplet>;
+
+export const ExtractionResult = z.object({
+  memories: z.array(ExtractedMemory),
+  entities: z.array(ExtractedEntity),
+  triplets: z.array(ExtractedTriplet),
+});
+export type ExtractionResult = z.infer<typeof ExtractionResult>;
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+}
+
+export interface TriageVerdict {
+  keep: boolean;
+  reason?: string | undefined;
+  /** 1 (highest) .. 10 (lowest), BullMQ priority semantics. */
+  priority: number;
+}
+
+/** Reconcile decision for one new unit against its nearest existing memories. */
+export const RECONCILE_ACTIONS = ['ADD', 'UPDATE', 'CONFIRM', 'CHALLENGE', 'NOOP'] as const;
+export type ReconcileAction = (typeof RECONCILE_ACTIONS)[number];
+
+export interface LlmProvider {
+  /** `heuristic` or the configured model id. */
+  readonly model: string;
+  readonly paid: boolean;
+  extract(input: ExtractInput): Promise<{ result: ExtractionResult; usage?: TokenUsage }>;
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,54 @@
+import { Queue, Worker, withBackend, createPostgresBackend, type ConnectionOptions, type Processor, type WorkerOptions, type QueueOptions } from 'bullmq';
+import type { QueueName } from './names.js';
+
+export type QueueBackendKind = 'redis' | 'postgres';
+
+/**
+ * Builds BullMQ queues and workers on Redis (REDIS_URL set) or on BullMQ's PostgreSQL backend
+ * (the same database as the data). Both expose the same Queue / Worker API to the rest of the code.
+ */
+export interface QueueBackend {
+  kind: QueueBackendKind;
+  /** Redis key prefix / a label for the PostgreSQL backend; tests use a fresh one per file. */
+  prefix: string;
+  createQueue(name: QueueName): Queue;
+  createWorker(name: QueueName, processor: Processor, opts: Pick<WorkerOptions, 'concurrency' | 'autorun' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount' | 'limiter'>): Worker;
+}
+
+export function redisConnection(redisUrl: string): ConnectionOptions {
+  const u = new URL(redisUrl);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    // BullMQ workers block on Redis; a finite retry count would make them give up during an outage.
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+  };
+}
+
+export function createQueueBackend(opts: { redisUrl?: string | undefined; databaseUrl: string; prefix: string }): QueueBackend {
+  if (opts.redisUrl) {
+    const connection = redisConnection(opts.redisUrl);
+    const base: QueueOptions = { connection, prefix: opts.prefix };
+    return {
+      kind: 'redis',
+      prefix: opts.prefix,
+      createQueue: (name) => new Queue(name, base),
+      createWorker: (name, processor, workerOpts) => new Worker(name, processor, { ...base, ...workerOpts }),
+    };
+  }
+  const pgClasses = withBackend(createPostgresBackend);
+  // A config object (not a bare string) so BullMQ pins search_path on real PostgreSQL and runs its
+  // own schema migrations on first use.
+  const connection = { connectionString: opts.databaseUrl, migrate: true, max: 4 };
+  return {
+    kind: 'postgres',
+    prefix: opts.prefix,
+    createQueue: (name) => new pgClasses.Queue(name, { connection }) as unknown as Queue,
+    createWorker: (name, processor, workerOpts) => new pgClasses.Worker(name, processor, { connection, ...workerOpts }) as unknown as Worker,
+  };
+}

@@ -1,0 +1,39 @@
+import type { JobsOptions } from 'bullmq';
+import type { Queues } from './queues.js';
+import type { NextJob } from './stage.js';
+
+/** Attempts and backoff for every pipeline job; a job keeps its attempts while rate-limited. */
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnFail: { age: 14 * 24 * 3600 },
+};
+
+export function jobOptions(jobId: string, opts: NextJob['opts'] = {}): JobsOptions {
+  const o: JobsOptions = { ...DEFAULT_JOB_OPTIONS, jobId };
+  if (opts.delay !== undefined) o.delay = opts.delay;
+  if (opts.priority !== undefined) o.priority = opts.priority;
+  if (opts.deduplication !== undefined) o.deduplication = opts.deduplication;
+  return o;
+}
+
+/** Enqueue jobs grouped per queue with addBulk (one round trip per queue). `jobId` dedups in the queue only. */
+export async function enqueueAll(queues: Queues, jobs: Array<NextJob & { jobId: string }>): Promise<void> {
+  const byQueue = new Map<NextJob['stage'], Array<NextJob & { jobId: string }>>();
+  for (const j of jobs) {
+    // deduplicated (debounced) jobs are added one by one: addBulk does not apply deduplication everywhere
+    const list = byQueue.get(j.stage) ?? [];
+    list.push(j);
+    byQueue.set(j.stage, list);
+  }
+  await Promise.all(
+    [...byQueue].map(async ([stage, list]) => {
+      const queue = queues.get(stage);
+      const plain = list.filter((j) => !j.opts?.deduplication);
+      const deduped = list.filter((j) => j.opts?.deduplication);
+      if (plain.length > 0) await queue.addBulk(plain.map((j) => ({ name: stage, data: j.input, opts: jobOptions(j.jobId, j.opts) })));
+      for (const j of deduped) await queue.add(stage, j.input, jobOptions(j.jobId, j.opts));
+    }),
+  );
+}

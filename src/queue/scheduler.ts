@@ -1,0 +1,23 @@
+import type { Deps } from '../deps.js';
+
+/** Periodic maintenance tasks; each is one BullMQ job scheduler, so one tick runs once across all replicas. */
+export const MAINTENANCE_TASKS = ['reconcile'] as const;
+export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
+
+export interface RunningScheduler {
+  close(): Promise<void>;
+}
+
+export function scheduleIntervals(deps: Deps): Record<MaintenanceTask, number> {
+  return { reconcile: deps.config.RECONCILE_INTERVAL_MS };
+}
+
+export async function startScheduler(deps: Deps): Promise<RunningScheduler> {
+  const queue = deps.queues.get('maintenance');
+  const intervals = scheduleIntervals(deps);
+  for (const task of MAINTENANCE_TASKS) {
+    await queue.upsertJobScheduler(`maintenance-${task}`, { every: intervals[task] }, { name: task, data: { task }, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } });
+  }
+  deps.log.child({ component: 'scheduler' }).info({ intervals }, 'schedules registered');
+  return { close: async () => undefined };
+}

@@ -1,0 +1,47 @@
+import type { Job } from 'bullmq';
+import type { z } from 'zod';
+import type { Deps } from '../deps.js';
+import type { Logger } from '../logger.js';
+import type { QueueName } from './names.js';
+
+/** A job to enqueue next: the stage, its input, and optional BullMQ options (delay, dedup, priority). */
+export interface NextJob {
+  stage: QueueName;
+  input: Record<string, unknown>;
+  opts?: { delay?: number; priority?: number; deduplication?: { id: string; ttl?: number; extend?: boolean; replace?: boolean } };
+}
+
+export interface StageContext {
+  deps: Deps;
+  log: Logger;
+  job: Job;
+}
+
+/**
+ * One pipeline stage. `input` parses the job payload (schemas only grow: new fields are optional),
+ * `key` is the BullMQ job id (it only saves work; correctness lives in PostgreSQL unique keys),
+ * `handle` is replay-safe, and `next` is computed from the input and stored state, never from
+ * "this attempt did work", so a retry after a committed write still moves the pipeline on.
+ */
+export interface Stage<I extends object, R = unknown> {
+  name: QueueName;
+  input: z.ZodType<I>;
+  key(input: I): string;
+  handle(input: I, ctx: StageContext): Promise<R>;
+  next?(input: I, result: R, ctx: StageContext): NextJob[] | Promise<NextJob[]>;
+  /** Worker concurrency for this queue (default WORKER_CONCURRENCY). */
+  concurrency?: number;
+  attempts?: number;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyStage = Stage<any, any>;
+
+export function defineStage<I extends object, R>(stage: Stage<I, R>): Stage<I, R> {
+  return stage;
+}
+
+/** BullMQ rejects ':' in custom job ids and all-digit ids; keys are built from uuids and words. */
+export function safeJobId(...parts: string[]): string {
+  return parts.join('-').replace(/:/g, '_');
+}

@@ -1,0 +1,29 @@
+import { listTenants, withTenant } from '../../src/db/pool.js';
+import { findNotEnqueued, markEnqueued } from '../../src/db/sql/insert-events.js';
+import type { Deps } from '../../src/deps.js';
+import { enqueueTriage } from '../../src/events/dispatcher.js';
+
+/** Events younger than this may still be on their way through the dispatcher. */
+const GRACE_MS = 5_000;
+const BATCH = 1_000;
+
+/**
+ * Re-enqueues stored events that never reached the queue (queue down at ingest, crash between
+ * commit and enqueue). The triage job id is the event id, so an event whose job does exist is not
+ * queued twice; the triage stage itself is replay-safe for the rare event whose job already ran.
+ */
+export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number }> {
+  let requeued = 0;
+  for (const tenantId of await listTenants(deps.db)) {
+    for (;;) {
+      const todo = await withTenant(deps.db, tenantId, (tx) => findNotEnqueued(tx, graceMs, BATCH));
+      if (todo.length === 0) break;
+      const ids = todo.map((e) => e.id);
+      await enqueueTriage(deps.queues, tenantId, ids);
+      await withTenant(deps.db, tenantId, (tx) => markEnqueued(tx, ids));
+      requeued += ids.length;
+      if (todo.length < BATCH) break;
+    }
+  }
+  return { requeued };
+}
