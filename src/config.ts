@@ -34,6 +34,8 @@ export const ConfigSchema = z.object({
   EVENTS_DIR: z.string().trim().min(1).default('./events'),
   DATABASE_URL: url(['postgres:', 'postgresql:']),
   REDIS_URL: url(['redis:', 'rediss:']),
+  /** BullMQ key prefix on Redis (several deployments can share one Redis). Use {braces} for Redis Cluster. */
+  QUEUE_PREFIX: z.string().trim().regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _, -, { or }').default('memloom'),
   MEMLOOM_API_KEYS: apiKeys,
   /** Loopback port of the embedded database; 0 picks a free one. Never 5432 by default. */
   MEMLOOM_DB_PORT: int(0, 0, 65535),

@@ -53,7 +53,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     await embedded?.dropPrivileges();
     const db = createPool(dbUrl, { setRole: embedded === undefined, max: embedded ? 20 : 10 });
     const prisma = createPrisma(db);
-    const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? 'memloom' });
+    const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX });
     const queues = new Queues(backend);
     const dispatcher = new Dispatcher({ db, queues, log });
     return {

@@ -21,8 +21,9 @@ export function createPool(url: string, opts: { max?: number; setRole: boolean; 
     application_name: opts.applicationName ?? 'memloom',
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
-  });
-  if (opts.setRole) pool.on('connect', (client) => void client.query('SET ROLE memloom_app').catch(() => client.release(new Error('SET ROLE memloom_app failed'))));
+    // Awaited by the pool before the connection is handed out, so no query runs before the role is set.
+    ...(opts.setRole ? { onConnect: async (client: pg.PoolClient) => void (await client.query('SET ROLE memloom_app')) } : {}),
+  } as pg.PoolConfig);
   // An idle client erroring (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   return pool;

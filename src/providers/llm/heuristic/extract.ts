@@ -1,0 +1,204 @@
+/**
+ * The rule-based extraction pass: message -> segments -> per-sentence verdict, third-person
+ * content, time, entity mentions and triplets; then entities are settled once for the batch and
+ * every reference is mapped to the settled names. The result is parsed with the contract's
+ * schema before it leaves, so a rule bug surfaces here and not in a worker.
+ */
+import { ExtractionResult, type ExtractInput, type ExtractMessage, type MemoryKind } from '../types.js';
+import { analyse } from './analyse.js';
+import type { ChineseTagger } from './chinese.js';
+import { classify, contentWordCount, isQuestion } from './classify.js';
+import { codeMentions, languageMentions, maskCode, type Mention } from './entities.js';
+import { EMPHASIS_RE } from './lexicon.js';
+import { findProcedures } from './procedure.js';
+import { EntityRegistry, entityKey } from './registry.js';
+import { cleanSentence, dropTagQuestion, selfLabel, toThirdPerson, type SelfLabel } from './rewrite.js';
+import { hasCjk, splitSegments } from './sentences.js';
+import { resolveTime, type ResolvedTime } from './time.js';
+import { heuristicTriage } from './triage.js';
+import { findTriplets } from './triplets.js';
+
+export interface ExtractTools {
+  chinese: ChineseTagger;
+  lemma: (word: string, tags: ReadonlySet<string>) => string;
+}
+
+interface DraftMemory {
+  kind: MemoryKind;
+  content: string;
+  importance: number;
+  confidence: number;
+  subjectKey: string | null;
+  time: ResolvedTime | null;
+  sources: Set<number>;
+  entityKeys: Set<string>;
+}
+
+interface DraftTriplet {
+  sourceKey: string;
+  relation: string;
+  targetKey: string;
+  description: string;
+  sources: Set<number>;
+}
+
+interface Batch {
+  registry: EntityRegistry;
+  memories: Map<string, DraftMemory>;
+  triplets: Map<string, DraftTriplet>;
+  participants: string[];
+  tools: ExtractTools;
+}
+
+interface MessageContext {
+  msg: ExtractMessage;
+  self: SelfLabel;
+  /** Entity name for the speaker: the speaker's name, else the role ("user"). */
+  speakerName: string;
+}
+
+export function extractFromMessages(input: ExtractInput, tools: ExtractTools): ExtractionResult {
+  const participants = [...new Set(input.messages.map((m) => m.speaker?.trim()).filter((s): s is string => !!s))];
+  const batch: Batch = { registry: new EntityRegistry(input.knownEntities), memories: new Map(), triplets: new Map(), participants, tools };
+
+  for (const msg of input.messages) {
+    if (!heuristicTriage(msg.content, msg.type).keep) continue;
+    // Raw tool output (JSON, logs) is not prose: only its code-shaped entities are of interest.
+    if (/^tool/.test(msg.type) && /^\s*[[{]/.test(msg.content)) continue;
+    const ctx: MessageContext = {
+      msg,
+      self: selfLabel(msg.speaker, msg.role),
+      speakerName: msg.speaker?.trim() || (msg.role?.trim() || 'user').toLowerCase(),
+    };
+    if (msg.speaker?.trim()) batch.registry.add(ctx.speakerName, 'person', msg.index, { description: 'conversation participant' });
+
+    const segments = splitSegments(msg.content);
+    const runs = findProcedures(segments);
+    const used = new Set(runs.flatMap((r) => r.used));
+    for (const run of runs) {
+      const keys = addMentions(batch, codeMentions(run.content), msg.index);
+      addMemory(batch, {
+        kind: 'procedure', content: run.content, importance: EMPHASIS_RE.test(run.content) ? 8 : 7, confidence: 0.85,
+        subjectKey: null, time: null, sources: new Set([msg.index]), entityKeys: new Set(keys),
+      });
+    }
+    segments.forEach((seg, i) => {
+      if (!used.has(i) && seg.kind !== 'code') processSentence(batch, ctx, seg.text);
+    });
+  }
+  return ExtractionResult.parse(settle(batch));
+}
+
+function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
+  const clean = dropTagQuestion(cleanSentence(raw, batch.participants));
+  // Questions and pure reactions are dropped before the (comparatively costly) NLP parse.
+  if (!clean || isQuestion(clean) || contentWordCount(clean) < 2) return;
+  const cjk = hasCjk(clean);
+  const a = analyse(cjk ? '' : clean);
+  const analysis = cjk ? { ...a, text: clean, lower: clean.toLowerCase(), firstPerson: /我/.test(clean), hasVerb: true } : a;
+  const verdict = classify(analysis);
+  if (!verdict) return;
+
+  const { registry } = batch;
+  const index = ctx.msg.index;
+  const self = cjk ? selfLabel(ctx.msg.speaker, ctx.msg.role, true) : ctx.self;
+  const content = toThirdPerson(clean, analysis, self);
+  const code = codeMentions(clean);
+  const language: Mention[] = cjk
+    ? batch.tools.chinese.mentions(clean)
+    : languageMentions(code.length > 0 ? analyse(maskCode(clean)).terms : a.terms, code.length > 0 ? maskCode(clean) : clean);
+  const mentions = dedupeMentions([...code, ...language]);
+  const keys = addMentions(batch, mentions, index);
+
+  const aboutSpeaker = analysis.firstPerson || a.droppedSubject !== null || a.subjectHead === 'we' || /^我们/.test(clean);
+  let subjectKey: string | null = null;
+  if (aboutSpeaker) {
+    subjectKey = registry.add(ctx.speakerName, 'person', index, { description: ctx.msg.speaker ? 'conversation participant' : `the ${ctx.speakerName}` });
+  } else {
+    const head = a.subjectHead;
+    const bySubject = head ? mentions.find((m) => m.name.toLowerCase().split(' ').includes(head)) : undefined;
+    const person = mentions.find((m) => m.type === 'person');
+    const chosen = bySubject ?? person;
+    subjectKey = chosen ? entityKey(chosen.name) : null;
+  }
+  if (subjectKey && !registry.has(subjectKey)) subjectKey = null;
+
+  const names = mentions.map((m) => m.name).filter((n) => registry.has(entityKey(n)));
+  if (aboutSpeaker || ctx.msg.speaker) names.push(ctx.speakerName);
+  const speakerForWe = aboutSpeaker || ctx.msg.speaker ? ctx.speakerName : null;
+  for (const t of findTriplets(content, { names, speaker: speakerForWe, analysis: cjk ? undefined : a, lemma: batch.tools.lemma, selfAliases: [self.mid] })) {
+    // The source is always a known mention; the target may be a new noun phrase, and its cue
+    // ("works at", "lives in") is evidence for its type.
+    const sourceKey = registry.has(entityKey(t.source)) ? entityKey(t.source) : null;
+    const targetKey = registry.add(t.target, t.targetType, index);
+    if (!sourceKey || !targetKey || sourceKey === targetKey) continue;
+    registry.reference(sourceKey);
+    registry.reference(targetKey);
+    const id = `${sourceKey}\u0000${t.relation}\u0000${targetKey}`;
+    const existing = batch.triplets.get(id);
+    if (existing) existing.sources.add(index);
+    else batch.triplets.set(id, { sourceKey, relation: t.relation, targetKey, description: content, sources: new Set([index]) });
+    keys.push(sourceKey, targetKey);
+  }
+
+  addMemory(batch, {
+    kind: verdict.kind, content, importance: verdict.importance, confidence: verdict.confidence, subjectKey,
+    time: resolveTime(clean, ctx.msg.occurredAt), sources: new Set([index]),
+    entityKeys: new Set(subjectKey ? [subjectKey, ...keys] : keys),
+  });
+}
+
+function addMentions(batch: Batch, mentions: readonly Mention[], index: number): string[] {
+  const keys: string[] = [];
+  for (const m of mentions) {
+    const key = batch.registry.add(m.name, m.type, index, { ...(m.description ? { description: m.description } : {}), weak: m.weak === true });
+    if (key) keys.push(key);
+  }
+  return keys;
+}
+
+/** One mention per name within a sentence; the first (most specific extractor) wins. */
+function dedupeMentions(mentions: Mention[]): Mention[] {
+  const seen = new Set<string>();
+  return mentions.filter((m) => {
+    const k = m.name.toLowerCase();
+    if (!m.name || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** The same sentence said twice is one memory with both sources. */
+function addMemory(batch: Batch, m: DraftMemory): void {
+  const id = `${m.kind}\u0000${m.content.toLowerCase()}`;
+  const existing = batch.memories.get(id);
+  if (!existing) {
+    batch.memories.set(id, m);
+    return;
+  }
+  for (const s of m.sources) existing.sources.add(s);
+  for (const k of m.entityKeys) existing.entityKeys.add(k);
+  existing.importance = Math.max(existing.importance, m.importance);
+}
+
+function settle(batch: Batch): ExtractionResult {
+  const { entities, names } = batch.registry.finalize();
+  const sorted = (s: Set<number>): number[] => [...s].sort((x, y) => x - y);
+  const memories = [...batch.memories.values()].map((m) => ({
+    kind: m.kind,
+    content: m.content,
+    importance: m.importance,
+    confidence: m.confidence,
+    subject: (m.subjectKey && names.get(m.subjectKey)) || null,
+    event_time: m.time?.event_time ?? null,
+    time_precision: m.time?.time_precision ?? null,
+    sources: sorted(m.sources),
+    entities: [...new Set([...m.entityKeys].map((k) => names.get(k)).filter((n): n is string => !!n))],
+  }));
+  const triplets = [...batch.triplets.values()].flatMap((t) => {
+    const source = names.get(t.sourceKey);
+    const target = names.get(t.targetKey);
+    return source && target ? [{ source, relation: t.relation, target, description: t.description, sources: sorted(t.sources) }] : [];
+  });
+  return { memories, entities, triplets };
+}

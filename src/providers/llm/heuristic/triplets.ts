@@ -1,0 +1,205 @@
+/**
+ * Relations between entities in one (already third-person) sentence. Cue patterns come first
+ * ("X works at Y" -> works_at); otherwise compromise's subject / verb / predicate split gives
+ * subject -verb_lemma-> object. A triplet is kept only when both ends are entities.
+ */
+import type { Analysis, Term } from './analyse.js';
+import { GENERIC_NOUNS, PRONOUNS, STOPWORDS } from './lexicon.js';
+import { normaliseName } from './registry.js';
+
+export interface RawTriplet {
+  source: string;
+  relation: string;
+  target: string;
+  /** Type to give the target when it is not an entity yet. */
+  targetType: string;
+}
+
+export interface TripletContext {
+  /** Names of the entities mentioned in the sentence, the speaker included. */
+  names: readonly string[];
+  /** Who "we" / first person refers to, when known. */
+  speaker: string | null;
+  /** The original (first-person) sentence's analysis; absent for Chinese. */
+  analysis?: Analysis | undefined;
+  lemma: (word: string, tags: ReadonlySet<string>) => string;
+  /** How the rewritten sentence names the speaker ("the user", "用户"); they mean `speaker`. */
+  selfAliases?: readonly string[];
+}
+
+interface Cue {
+  re: RegExp;
+  relation: (m: RegExpExecArray) => string;
+  targetType: string;
+}
+
+const cue = (re: RegExp, relation: string | ((m: RegExpExecArray) => string), targetType = 'concept'): Cue => ({
+  re,
+  relation: typeof relation === 'string' ? () => relation : relation,
+  targetType,
+});
+
+const CUES: Cue[] = [
+  cue(/\s(?:currently |now |still )?(?:works|worked|work|is working) (?:at|for)\s+/gi, 'works_at', 'organization'),
+  cue(/\s(?:works|worked|work|is working) as (?:an? )?/gi, 'works_as'),
+  cue(/\s(?:lives|lived|live|is living|has lived) in\s+/gi, 'lives_in', 'place'),
+  cue(/\s(?:is|was|comes|came) from\s+/gi, 'from', 'place'),
+  cue(/\smoved to\s+/gi, 'moved_to', 'place'),
+  cue(/\s(?:have |has )?(?:decided|agreed|chose|opted) to (use|adopt|go with|switch to|migrate to|move to|try|build|hire|buy)\s+/gi, (m) => `decided_to_${snake(m[1] ?? '')}`, 'technology'),
+  cue(/\s(?:uses|is using|used|relies on)\s+/gi, 'uses', 'technology'),
+  cue(/\sprefers?\s+/gi, 'prefers'),
+  cue(/\s(likes|loves|enjoys|hates|dislikes|adores)\s+/gi, (m) => (m[1] ?? '').toLowerCase()),
+  cue(/\s(?:chose|picked|selected)\s+/gi, 'chose'),
+  cue(/\s(?:is|was) (?:an?)\s+/gi, 'is_a'),
+  cue(/(?:决定|选择)(?:使用|采用|用)/g, 'decided_to_use', 'technology'),
+  cue(/住在/g, 'lives_in', 'place'),
+  cue(/(?:使用|采用)/g, 'uses', 'technology'),
+  cue(/喜欢/g, 'likes'),
+];
+const POSSESSIVE_RE = /([\p{Lu}][\p{L}\p{N}.-]*(?: [\p{Lu}][\p{L}\p{N}.-]*){0,3})'s ((?:[a-z]+ ){0,2}[a-z]+) (?:is|are|was) (?:an? |the )?([^,.;!?]+)/gu;
+const ZH_WORKS_AT_RE = /在([^，。、\s]{2,12}?)(?:工作|上班)/g;
+/** Words that end an object phrase. */
+const STOPPER = /^(?:and|but|because|so|which|who|that|since|when|while|to|for|with|in|on|at|as|from|by|after|before|if|or|yesterday|today|tomorrow|last|next|this|every|because|'cause|cause)$/i;
+const LIGHT_VERBS = new Set(['be', 'seem', 'feel', 'think', 'know', 'mean', 'say', 'guess', 'tell', 'let', 'wish', 'hope', 'can', 'will', 'would', 'do', 'get', 'make', 'look', 'sound', 'want', 'need', 'try', 'start', 'keep', 'realize', 'learn', 'figure']);
+
+export function snake(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_+|_+$/g, '').slice(0, 100);
+}
+
+export function findTriplets(text: string, ctx: TripletContext): RawTriplet[] {
+  const out: RawTriplet[] = [];
+  for (const c of CUES) {
+    c.re.lastIndex = 0;
+    for (let m = c.re.exec(text); m; m = c.re.exec(text)) {
+      const source = subjectBefore(text.slice(0, m.index), ctx);
+      const target = objectAfter(text.slice(m.index + m[0].length), ctx);
+      if (source && target && source.toLowerCase() !== target.toLowerCase()) {
+        out.push({ source, relation: c.relation(m), target, targetType: c.targetType });
+      }
+    }
+  }
+  for (const m of text.matchAll(POSSESSIVE_RE)) {
+    const source = matchName(m[1] ?? '', ctx);
+    const target = objectAfter(m[3] ?? '', ctx);
+    if (source && target) out.push({ source, relation: snake(m[2] ?? ''), target, targetType: 'concept' });
+  }
+  for (const m of text.matchAll(ZH_WORKS_AT_RE)) {
+    const source = subjectBefore(text.slice(0, m.index), ctx);
+    const target = objectAfter(m[1] ?? '', ctx);
+    if (source && target) out.push({ source, relation: 'works_at', target, targetType: 'organization' });
+  }
+  if (out.length === 0 && !/[\u3400-\u9fff]/.test(text)) {
+    const svo = subjectVerbObject(ctx);
+    if (svo) out.push(svo);
+  }
+  return out;
+}
+
+/** The entity that ends right before a cue ("Alice" in "Alice works at"), or the speaker for "we". */
+function subjectBefore(before: string, ctx: TripletContext): string | null {
+  const b = before.replace(/\s+(?:currently|now|still|also|really|just|finally|all|both)$/i, '').trim();
+  if (/(?:^|\s)(?:we|我们)$/i.test(b) || /^我们$/.test(b)) return ctx.speaker;
+  if (ctx.speaker && ctx.selfAliases?.some((alias) => b.toLowerCase().endsWith(alias.toLowerCase()))) return ctx.speaker;
+  let best: string | null = null;
+  for (const name of ctx.names) {
+    if (b.toLowerCase().endsWith(name.toLowerCase()) && (!best || name.length > best.length)) {
+      const edge = b.length - name.length;
+      if (edge === 0 || !/[\p{L}\p{N}]/u.test(b[edge - 1] ?? '') || /[\u3400-\u9fff]/.test(name)) best = name;
+    }
+  }
+  return best;
+}
+
+/** The entity that starts the text after a cue, else a short noun phrase up to a stopper. */
+function objectAfter(after: string, ctx: TripletContext): string | null {
+  const a = after.replace(/^(?:the|a|an|my|our|their|his|her|its|some)\s+/i, '').trim();
+  let best: string | null = null;
+  for (const name of ctx.names) {
+    const lower = a.toLowerCase();
+    const n = name.toLowerCase();
+    // A Latin name ends at any non-Latin character ("PostgreSQL作为"); a Chinese one needs no boundary.
+    const bounded = /[\u3400-\u9fff]/.test(name) || !/[A-Za-z0-9_]/.test(a[n.length] ?? '');
+    if (lower.startsWith(n) && bounded && (!best || name.length > best.length)) best = name;
+  }
+  if (best) return best;
+  if (/^[\u3400-\u9fff]/.test(a)) return null;
+  const words: string[] = [];
+  for (const w of a.replace(/[\u3400-\u9fff].*$/, '').split(/\s+/)) {
+    const bare = w.replace(/[,.;:!?)"]+$/, '');
+    if (!bare || STOPPER.test(bare) || words.length === 4) break;
+    words.push(bare);
+    if (bare !== w) break;
+  }
+  const phrase = normaliseName(words.join(' '), { determiners: true });
+  const head = phrase.split(' ').pop()?.toLowerCase() ?? '';
+  if (!phrase || PRONOUNS.has(head) || STOPWORDS.has(head) || GENERIC_NOUNS.has(head) || /^\d+$/.test(head)) return null;
+  if (phrase.split(' ').every((w) => STOPWORDS.has(w.toLowerCase()))) return null;
+  return phrase;
+}
+
+function matchName(raw: string, ctx: TripletContext): string | null {
+  const r = raw.toLowerCase();
+  return ctx.names.find((n) => n.toLowerCase() === r) ?? null;
+}
+
+/**
+ * subject -verb_lemma[_preposition]-> first entity after the verb, read from the original
+ * sentence's terms (its first person is the speaker). No second parse: the terms are at hand.
+ */
+function subjectVerbObject(ctx: TripletContext): RawTriplet | null {
+  const a = ctx.analysis;
+  if (!a) return null;
+  const terms = a.terms;
+  const head = a.subjectHead;
+  const source =
+    a.droppedSubject !== null || head === 'i' || head === 'we'
+      ? ctx.speaker
+      : head
+        ? (ctx.names.find((n) => n.toLowerCase().split(/\s+/).includes(head)) ?? null)
+        : null;
+  if (!source) return null;
+  // The verb must follow its subject directly (adverbs, auxiliaries and "not" may sit between):
+  // "My friends are my rocks - they motivate me" has no verb of "friends" to use.
+  const si = a.droppedSubject !== null ? -1 : terms.findIndex((t) => t.word.replace(/'s$/, '') === head);
+  let vi = si + 1;
+  while (terms[vi] && (terms[vi]?.tags.has('Adverb') || terms[vi]?.tags.has('Negative') || ((terms[vi]?.tags.has('Auxiliary') || terms[vi]?.tags.has('Modal')) && !terms[vi]?.tags.has('Copula')))) vi++;
+  const verb = terms[vi];
+  if (!verb || !verb.tags.has('Verb') || verb.tags.has('Copula') || /^(?:gonna|wanna|gotta|going)$/.test(verb.text.toLowerCase())) return null;
+  const lemma = ctx.lemma(verb.word, verb.tags);
+  if (!lemma || LIGHT_VERBS.has(lemma)) return null;
+  const negative = terms.slice(si + 1, vi).some((t) => t.tags.has('Negative') || t.word === 'not');
+  const next = terms[vi + 1]?.word ?? '';
+  const prep = /^(?:to|at|in|on|with|for|about|from|into)$/.test(next) ? next : '';
+  // The object is looked for in the verb's own phrase: up to six words, before any clause break.
+  const rest = objectWindow(terms.slice(vi + 1));
+  let target: string | null = null;
+  let at = Infinity;
+  for (const name of ctx.names) {
+    const n = name.toLowerCase();
+    if (n === source.toLowerCase()) continue;
+    for (let i = rest.indexOf(n); i >= 0 && i <= at; i = rest.indexOf(n, i + 1)) {
+      const bounded = !/[a-z0-9]/.test(rest[i - 1] ?? ' ') && !/[a-z0-9]/.test(rest[i + n.length] ?? ' ');
+      if (!bounded) continue;
+      if (i < at || name.length > (target?.length ?? 0)) {
+        target = name;
+        at = i;
+      }
+      break;
+    }
+  }
+  if (!target) return null;
+  const relation = snake(`${negative ? 'not_' : ''}${lemma}${prep ? `_${prep}` : ''}`);
+  return relation ? { source, relation, target, targetType: 'concept' } : null;
+}
+
+function objectWindow(terms: readonly Term[]): string {
+  let out = '';
+  let words = 0;
+  for (const t of terms) {
+    if (words >= 6 || /^(?:and|but|because|which|who|that|so|while|when)$/.test(t.word)) break;
+    out += t.text + t.post;
+    if (t.text) words++;
+    if (/[,;:—–]|\s-\s/.test(t.post)) break;
+  }
+  return out.toLowerCase();
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has the DESIGN §8 defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.HOST).toBe('127.0.0.1');
+    expect(c.PORT).toBe(8787);
+    expect(c.MEMLOOM_HOME).toBe('./.memloom');
+    expect(c.EVENTS_DIR).toBe('./events');
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.REDIS_URL).toBeUndefined();
+    expect(c.EMBEDDINGS_PROVIDER).toBe('local');
+    expect(c.LLM_PROVIDER).toBe('heuristic');
+    expect(c.EXTRACT_DEBOUNCE_MS).toBe(30_000);
+    expect(c.BRIEFING_DEBOUNCE_MS).toBe(300_000);
+    expect(c.TENANT_TASKS_PER_HOUR).toBe(15);
+    expect(c.MEMLOOM_API_KEYS.size).toBe(0);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('names the variable and what it accepts, never the value', () => {
+    const attempt = () => loadConfig({ PORT: 'eighty', LLM_PROVIDER: 'gpt', DATABASE_URL: 'mysql://secret-password@db' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (err) {
+      const lines = (err as Error).message.split('\n');
+      expect(lines).toHaveLength(3);
+      expect(lines.some((l) => l.startsWith('invalid PORT: expected an integer'))).toBe(true);
+      expect(lines.some((l) => l.startsWith('invalid LLM_PROVIDER: expected one of heuristic, openai'))).toBe(true);
+      expect(lines.some((l) => l.startsWith('invalid DATABASE_URL: expected a URL starting with postgres:'))).toBe(true);
+      expect((err as Error).message).not.toContain('secret-password');
+    }
+  });
+
+  it('parses API keys into key -> tenant and rejects malformed pairs', () => {
+    const c = loadConfig({ MEMLOOM_API_KEYS: 'k1:acme, k2:globex' });
+    expect([...c.MEMLOOM_API_KEYS]).toEqual([['k1', 'acme'], ['k2', 'globex']]);
+    expect(() => loadConfig({ MEMLOOM_API_KEYS: 'justakey' })).toThrow(/invalid MEMLOOM_API_KEYS/);
+    expect(() => loadConfig({ MEMLOOM_API_KEYS: 'k:bad tenant' })).toThrow(/invalid MEMLOOM_API_KEYS/);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ REDIS_URL: '', PORT: '' }).PORT).toBe(8787);
+  });
+});

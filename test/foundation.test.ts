@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { withTenant } from '../src/db/pool.js';
+import { ftsDocument, ftsQuery } from '../src/domain/text.js';
+import { createLogger } from '../src/logger.js';
+import { QUEUE_NAMES } from '../src/queue/names.js';
+import { REDIS_URL, getJson, startTestMemloom, type TestMemloom } from './support/memloom.js';
+
+describe('embedded mode', () => {
+  let m: TestMemloom;
+  beforeAll(async () => {
+    m = await startTestMemloom();
+  });
+  afterAll(async () => m?.close());
+
+  it('is ready with database and queue checks', async () => {
+    const r = await getJson(`${m.url}/readyz`);
+    expect(r.status).toBe(200);
+    expect(r.body.checks.map((c: { name: string }) => c.name)).toEqual(['database', 'queue']);
+  });
+
+  it('reports row counts per object type and a depth for every queue', async () => {
+    const r = await getJson(`${m.url}/v1/stats`);
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body.objects)).toEqual(expect.arrayContaining(['events', 'chunks', 'memories', 'entities', 'edges', 'dead_letters']));
+    expect(Object.keys(r.body.queues).sort()).toEqual([...QUEUE_NAMES].sort());
+    expect(r.body.pending_events).toBe(0);
+  });
+
+  it('serves Bull Board with every pipeline queue', async () => {
+    const page = await fetch(`${m.url}/admin/queues`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+    const api = await getJson(`${m.url}/admin/queues/api/queues`);
+    expect(api.body.queues.map((q: { name: string }) => q.name).sort()).toEqual([...QUEUE_NAMES].sort());
+  });
+
+  it('answers unknown routes with the error envelope', async () => {
+    const r = await getJson(`${m.url}/v1/nope`);
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('finds Chinese and English text through the simple-config tsvector', async () => {
+    const docs = ['我们决定使用PostgreSQL作为数据库', 'The team moved the deploy pipeline to GitHub Actions', '明天下午开会讨论预算'];
+    const found = await withTenant(m.deps.db, 'default', async (tx) => {
+      const { rows: ev } = await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) VALUES ('fts', 'x', 'h') RETURNING id`);
+      for (const [i, d] of docs.entries()) {
+        await tx.query(
+          `INSERT INTO chunks (event_id, idx, content, start_offset, end_offset, tokens, content_hash, occurred_at, fts)
+           VALUES ($1, $2, $3, 0, $4, 1, 'h', now(), to_tsvector('simple', $5))`,
+          [ev[0]?.id, i, d, d.length, ftsDocument(d)],
+        );
+      }
+      const search = async (q: string) => {
+        const terms = ftsQuery(q);
+        const { rows } = await tx.query<{ content: string }>(
+          `SELECT content FROM chunks WHERE fts @@ (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery FROM unnest($1::text[]) t)`,
+          [terms],
+        );
+        return rows.map((r) => r.content);
+      };
+      return { db: await search('数据库'), meeting: await search('开会'), deploy: await search('deploying pipelines') };
+    });
+    expect(found.db).toEqual([docs[0]]);
+    expect(found.meeting).toEqual([docs[2]]);
+    expect(found.deploy).toEqual([docs[1]]);
+  });
+});
+
+describe('server mode (DATABASE_URL) with Redis queues', () => {
+  let external: EmbeddedDatabase;
+  let m: TestMemloom;
+  beforeAll(async () => {
+    // A PostgreSQL-protocol server with pgvector that memloom reaches only through DATABASE_URL.
+    external = await startEmbeddedDatabase({ home: '', port: 0, inMemory: true, log: createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr) });
+    m = await startTestMemloom({ redis: true, env: { DATABASE_URL: external.url } });
+  });
+  afterAll(async () => {
+    await m?.close();
+    await external?.stop();
+  });
+
+  it('migrates the external database, runs as memloom_app, and is ready', async () => {
+    expect(m.deps.embedded).toBeUndefined();
+    expect(m.deps.queues.backend.kind).toBe('redis');
+    const { rows } = await m.deps.db.query<{ role: string }>('SELECT current_user AS role');
+    expect(rows[0]?.role).toBe('memloom_app');
+    const r = await getJson(`${m.url}/readyz`);
+    expect(r.status).toBe(200);
+  });
+});
+
+describe('readiness when the queue backend is down', () => {
+  let m: TestMemloom;
+  beforeAll(async () => {
+    m = await startTestMemloom({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+  });
+  afterAll(async () => m?.close());
+
+  it('answers 503 naming the failed check', async () => {
+    const r = await getJson(`${m.url}/readyz`);
+    expect(r.status).toBe(503);
+    expect(r.body.checks.find((c: { name: string }) => c.name === 'queue').ok).toBe(false);
+    expect(r.body.checks.find((c: { name: string }) => c.name === 'database').ok).toBe(true);
+  });
+});
+
+void REDIS_URL;

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTenant } from '../src/db/pool.js';
+import { prismaWithTenant } from '../src/db/prisma.js';
+import { startTestMemloom, type TestMemloom } from './support/memloom.js';
+
+let m: TestMemloom;
+
+beforeAll(async () => {
+  m = await startTestMemloom({ env: { MEMLOOM_API_KEYS: 'ka:acme,kb:globex' }, roles: { api: false } });
+  for (const [tenant, content] of [['acme', 'acme secret plan'], ['globex', 'globex secret plan']] as const) {
+    await withTenant(m.deps.db, tenant, (tx) =>
+      tx.query(`INSERT INTO events (idem_key, content, content_hash) VALUES ($1, $2, 'h')`, [`k-${tenant}`, content]),
+    );
+  }
+});
+afterAll(async () => m?.close());
+
+describe('row-level security', () => {
+  it('runs the application as a non-superuser role without BYPASSRLS', async () => {
+    const { rows } = await m.deps.db.query<{ role: string; superuser: boolean; bypass: boolean }>(
+      `SELECT current_user AS role, r.rolsuper AS superuser, r.rolbypassrls AS bypass FROM pg_roles r WHERE r.rolname = current_user`,
+    );
+    expect(rows[0]).toEqual({ role: 'memloom_app', superuser: false, bypass: false });
+  });
+
+  it('forces policies on every tenant-owned table', async () => {
+    const { rows } = await m.deps.db.query<{ relname: string; forced: boolean; enabled: boolean }>(
+      `SELECT c.relname, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced FROM pg_class c
+       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id'
+       WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace AND c.relname <> 'tenants'`,
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(15);
+    for (const r of rows) expect({ table: r.relname, enabled: r.enabled, forced: r.forced }).toEqual({ table: r.relname, enabled: true, forced: true });
+  });
+
+  it('a hand-written query of one tenant cannot read another tenant\u2019s rows', async () => {
+    const seen = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query<{ content: string }>('SELECT content FROM events')).rows.map((r) => r.content));
+    expect(seen).toEqual(['acme secret plan']);
+    const explicit = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query(`SELECT * FROM events WHERE tenant_id = 'globex'`)).rowCount);
+    expect(explicit).toBe(0);
+  });
+
+  it('cannot change or delete another tenant\u2019s rows, nor insert rows for it', async () => {
+    const updated = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query(`UPDATE events SET content = 'pwned' WHERE tenant_id = 'globex'`)).rowCount);
+    const deleted = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query(`DELETE FROM events WHERE tenant_id = 'globex'`)).rowCount);
+    expect(updated).toBe(0);
+    expect(deleted).toBe(0);
+    await expect(
+      withTenant(m.deps.db, 'acme', (tx) => tx.query(`INSERT INTO events (tenant_id, idem_key, content, content_hash) VALUES ('globex', 'x', 'forged', 'h')`)),
+    ).rejects.toThrow(/row-level security/);
+    const globex = await withTenant(m.deps.db, 'globex', async (tx) => (await tx.query<{ content: string }>('SELECT content FROM events')).rows.map((r) => r.content));
+    expect(globex).toEqual(['globex secret plan']);
+  });
+
+  it('sees nothing at all without a tenant set', async () => {
+    const { rowCount } = await m.deps.db.query('SELECT * FROM events');
+    expect(rowCount).toBe(0);
+  });
+
+  it('holds through Prisma too', async () => {
+    const rows = await prismaWithTenant(m.deps.prisma, 'globex', (tx) => tx.event.findMany({ select: { content: true, tenantId: true } }));
+    expect(rows).toEqual([{ content: 'globex secret plan', tenantId: 'globex' }]);
+  });
+});
