@@ -1,8 +1,20 @@
 import type { QueueName } from '../src/queue/names.js';
 import type { AnyStage } from '../src/queue/stage.js';
+import { chunk } from './chunk/handler.js';
+import { embed } from './embed/handler.js';
+import { extract } from './extract/handler.js';
 import { maintenance } from './maintenance/handler.js';
+import { triage } from './triage/handler.js';
 
-/** The one list of stages: queue name -> input schema, job key, handler, next stages. */
+/**
+ * The one list of stages: queue name -> input schema, job key, handler, next stages.
+ * Flow: triage → chunk → embed → extract (debounced per session, reconciles into memory).
+ * See workers/README.md for the diagram and invariants.
+ */
 export const CATALOG: ReadonlyMap<QueueName, AnyStage> = new Map<QueueName, AnyStage>([
+  ['triage', triage],
+  ['chunk', chunk],
+  ['embed', embed],
+  ['extract', extract],
   ['maintenance', maintenance],
 ]);

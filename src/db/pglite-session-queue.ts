@@ -10,7 +10,10 @@ interface Pending {
 
 const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
+const PARSE = 0x50; // 'P'
 const TERMINATE = 0x58; // 'X'
+const NOTIFICATION = 0x41; // 'A' NotificationResponse
+const LISTEN_RE = /\b(UN)?LISTEN\s+(?:"([^"]+)"|([^\s;\u0000]+))/gi;
 
 /**
  * Replacement for pglite-socket's query queue. PGlite has one session, so connections must take
@@ -23,6 +26,9 @@ const TERMINATE = 0x58; // 'X'
 export class SessionQueue {
   readonly #db: PGlite;
   readonly #waiting: Pending[] = [];
+  /** Channels each connection LISTENs to, and a way to write to its socket between its own queries. */
+  readonly #listening = new Map<number, Set<string>>();
+  readonly #push = new Map<number, (data: Uint8Array) => void>();
   #owner: number | null = null;
   #processing = false;
 
@@ -31,6 +37,8 @@ export class SessionQueue {
   }
 
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    this.#push.set(handlerId, onData);
+    this.#trackListen(handlerId, message);
     return new Promise((resolve, reject) => {
       this.#waiting.push({ handlerId, message, onData, resolve, reject });
       void this.#process();
@@ -42,6 +50,8 @@ export class SessionQueue {
   }
 
   clearQueueForHandler(handlerId: number): void {
+    this.#listening.delete(handlerId);
+    this.#push.delete(handlerId);
     for (let i = this.#waiting.length - 1; i >= 0; i--) {
       const p = this.#waiting[i] as Pending;
       if (p.handlerId === handlerId) {
@@ -69,12 +79,14 @@ export class SessionQueue {
         const item = this.#waiting.splice(index, 1)[0] as Pending;
         this.#owner = item.handlerId;
         let bytes = 0;
+        const router = new NotificationRouter((channel, msg) => this.#notify(channel, msg));
         try {
           await this.#db.runExclusive(() =>
             this.#db.execProtocolRawStream(item.message, {
               onRawData: (data: Uint8Array) => {
                 bytes += data.length;
-                item.onData(data);
+                const own = router.route(data);
+                if (own.length > 0) item.onData(own);
               },
             }),
           );
@@ -91,5 +103,65 @@ export class SessionQueue {
     } finally {
       this.#processing = false;
     }
+  }
+
+  /**
+   * PGlite answers a NOTIFY into the stream of the connection that committed it (one session);
+   * the notification belongs to the connections that LISTEN on the channel (BullMQ workers wait on
+   * it), so it is taken out of that stream and written to theirs.
+   */
+  #notify(channel: string, msg: Uint8Array): void {
+    for (const [handlerId, channels] of this.#listening) {
+      if (channels.has(channel) || channels.has('*')) this.#push.get(handlerId)?.(msg);
+    }
+  }
+
+  #trackListen(handlerId: number, message: Uint8Array): void {
+    const type = message[0];
+    if (type !== QUERY && type !== PARSE) return;
+    const text = Buffer.from(message.buffer, message.byteOffset + 5, message.length - 5).toString('utf8');
+    if (!/LISTEN/i.test(text)) return;
+    for (const m of text.matchAll(LISTEN_RE)) {
+      const channel = m[2] ?? m[3] ?? '';
+      const set = this.#listening.get(handlerId) ?? new Set<string>();
+      if (m[1]) {
+        if (channel === '*') set.clear();
+        else set.delete(channel);
+      } else set.add(channel);
+      this.#listening.set(handlerId, set);
+    }
+  }
+}
+
+/** Splits a backend message stream, diverting NotificationResponse messages to `onNotification`. */
+class NotificationRouter {
+  #carry: Buffer = Buffer.alloc(0);
+  readonly #onNotification: (channel: string, msg: Uint8Array) => void;
+
+  constructor(onNotification: (channel: string, msg: Uint8Array) => void) {
+    this.#onNotification = onNotification;
+  }
+
+  /** Returns the bytes that stay on the executing connection's stream. */
+  route(data: Uint8Array): Uint8Array {
+    const buf = this.#carry.length > 0 ? Buffer.concat([this.#carry, data]) : Buffer.from(data.buffer, data.byteOffset, data.length);
+    const keep: Buffer[] = [];
+    let pos = 0;
+    let runStart = 0;
+    while (pos + 5 <= buf.length) {
+      const len = buf.readInt32BE(pos + 1);
+      if (pos + 1 + len > buf.length) break;
+      if (buf[pos] === NOTIFICATION) {
+        if (pos > runStart) keep.push(buf.subarray(runStart, pos));
+        const msg = buf.subarray(pos, pos + 1 + len);
+        const channelEnd = msg.indexOf(0, 9);
+        this.#onNotification(msg.toString('utf8', 9, channelEnd), new Uint8Array(msg));
+        runStart = pos + 1 + len;
+      }
+      pos += 1 + len;
+    }
+    if (pos > runStart) keep.push(buf.subarray(runStart, pos));
+    this.#carry = Buffer.from(buf.subarray(pos));
+    return keep.length === 1 ? (keep[0] as Buffer) : Buffer.concat(keep);
   }
 }

@@ -5,6 +5,20 @@ import { jobOptions } from '../queue/enqueue.js';
 import type { Queues } from '../queue/queues.js';
 
 const MAX_JOBS_PER_ADD = 500;
+/**
+ * ioredis queues commands while Redis is down (BullMQ needs that for its workers), so an add can
+ * wait for as long as the outage lasts; past this the events are left to the reconciler, and a
+ * late add is harmless (the job id is the event id).
+ */
+const ENQUEUE_TIMEOUT_MS = 5_000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the queue did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
 
 /** The triage job id of an event is the event id itself, so an event can never be queued twice. */
 export function triageJobId(eventId: string): string {
@@ -58,14 +72,19 @@ export class Dispatcher {
     const batches = this.#pending;
     this.#pending = new Map();
     this.#size = 0;
+    let left = [...batches].reduce((n, [, ids]) => n + ids.length, 0);
     for (const [tenantId, ids] of batches) {
       for (let i = 0; i < ids.length; i += MAX_JOBS_PER_ADD) {
         const slice = ids.slice(i, i + MAX_JOBS_PER_ADD);
         try {
-          await enqueueTriage(this.#queues, tenantId, slice);
+          await withTimeout(enqueueTriage(this.#queues, tenantId, slice), ENQUEUE_TIMEOUT_MS);
           await withTenant(this.#db, tenantId, (tx) => markEnqueued(tx, slice));
+          left -= slice.length;
         } catch (err) {
-          this.#log.warn({ err, tenantId, events: slice.length }, 'enqueue failed; the reconciler will retry');
+          // The queue (or database) is down: one warning, and the rest of this round is left to
+          // the reconciler rather than waiting out a timeout per slice.
+          this.#log.warn({ err, events: left }, 'enqueue failed; the reconciler will enqueue these events');
+          return;
         }
       }
     }

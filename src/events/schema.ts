@@ -8,15 +8,60 @@ export const MAX_BATCH = 1000;
 const MAX_METADATA_DEPTH = 8;
 const MAX_METADATA_BYTES = 64 * 1024;
 
-const id = z.string().trim().min(1).max(200);
+/**
+ * Text PostgreSQL can store: no NUL (text rejects it) and no lone UTF-16 surrogate (jsonb rejects
+ * `\ud800`; the `u` flag makes the class match only unpaired halves). Without this check such
+ * input would reach the INSERT and come back as a 500 instead of a 400.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDFFF]/u;
+function storableText(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'must not contain NUL characters';
+  if (UNSTORABLE.test(s)) return 'must not contain unpaired UTF-16 surrogates';
+  return undefined;
+}
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .superRefine((s, ctx) => {
+      const problem = storableText(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+const id = text(200).min(1);
+
 /** ISO-8601 duration (P30D, PT12H, P1Y2M…), stored as a PostgreSQL interval. */
 const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
 
-function depth(value: unknown, level = 0): number {
-  if (level > MAX_METADATA_DEPTH) return level;
-  if (Array.isArray(value)) return Math.max(level, ...value.map((v) => depth(v, level + 1)));
-  if (value !== null && typeof value === 'object') return Math.max(level, ...Object.values(value).map((v) => depth(v, level + 1)));
-  return level;
+/**
+ * Checks metadata without recursion (a body can nest 100,000 levels, which would overflow a
+ * recursive walk or JSON.stringify): stops at the first value deeper than the limit, and only
+ * then measures the size. Returns the first problem, or undefined.
+ */
+export function metadataProblem(m: Record<string, unknown>): string | undefined {
+  const stack: Array<[unknown, number]> = [[m, 0]];
+  while (stack.length > 0) {
+    const [value, level] = stack.pop() as [unknown, number];
+    if (typeof value === 'string') {
+      const problem = storableText(value);
+      if (problem) return `strings in metadata ${problem}`;
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (level >= MAX_METADATA_DEPTH) return `metadata may nest at most ${MAX_METADATA_DEPTH} levels`;
+    if (Array.isArray(value)) {
+      for (const v of value) stack.push([v, level + 1]);
+    } else {
+      for (const [k, v] of Object.entries(value)) {
+        const problem = storableText(k);
+        if (problem) return `keys in metadata ${problem}`;
+        stack.push([v, level + 1]);
+      }
+    }
+    if (stack.length > MAX_METADATA_BYTES) return 'metadata must be at most 64 KiB as JSON';
+  }
+  if (Buffer.byteLength(JSON.stringify(m)) > MAX_METADATA_BYTES) return 'metadata must be at most 64 KiB as JSON';
+  return undefined;
 }
 
 /** The event of DESIGN §2. Only `content` is required; unknown fields are an error, not silently dropped. */
@@ -32,15 +77,19 @@ export const EventInput = z
     content: z
       .string({ error: 'content is required and must be a string' })
       .refine((s) => s.trim().length > 0, 'content must not be empty')
-      .refine((s) => !s.includes('\u0000'), 'content must not contain NUL characters'),
+      .superRefine((s, ctx) => {
+        const problem = storableText(s);
+        if (problem) ctx.addIssue({ code: 'custom', message: `content ${problem}` });
+      }),
     occurred_at: z.iso.datetime({ offset: true, error: 'an ISO-8601 timestamp with a time zone, e.g. 2026-11-29T10:00:00Z' }).optional(),
     importance: z.number().int().min(1).max(10).optional(),
-    ttl: z.string().regex(ISO_DURATION, 'an ISO-8601 duration such as P30D or PT12H').optional(),
+    ttl: z.string().max(64).regex(ISO_DURATION, 'an ISO-8601 duration such as P30D or PT12H').optional(),
     metadata: z
       .record(z.string(), z.unknown())
-      .refine((m) => depth(m) <= MAX_METADATA_DEPTH, `metadata may nest at most ${MAX_METADATA_DEPTH} levels`)
-      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, 'metadata must be at most 64 KiB as JSON')
-      .refine((m) => !JSON.stringify(m).includes('\\u0000'), 'metadata must not contain NUL characters')
+      .superRefine((m, ctx) => {
+        const problem = metadataProblem(m);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .optional(),
   })
   .strict();
@@ -76,7 +125,14 @@ export function validateEvents(items: unknown[]): BatchValidation {
     }
     const parsed = EventInput.safeParse(item);
     if (parsed.success) valid.push({ index, event: parsed.data });
-    else for (const issue of parsed.error.issues) issues.push({ index, path: issue.path.join('.'), message: issue.message });
+    else {
+      for (const issue of parsed.error.issues) {
+        const at = issue.path.join('.');
+        // one detail per unknown field, naming it, rather than one for the whole object
+        if (issue.code === 'unrecognized_keys') for (const key of issue.keys) issues.push({ index, path: at ? `${at}.${key}` : key, message: 'unknown field' });
+        else issues.push({ index, path: at, message: issue.message });
+      }
+    }
   });
   return { valid, issues, tooLarge };
 }

@@ -10,33 +10,73 @@ export interface DeadLetter {
   code: string;
   message: string;
   payload: string | null;
-  created_at: Date;
+  /** ISO-8601 in UTC with microseconds: exact enough to be the `before` cursor of the next page. */
+  created_at: string;
 }
+
+/**
+ * PostgreSQL text cannot hold NUL and jsonb rejects lone surrogates (a clipped pair): a bad line
+ * must never make its own dead letter unwritable, or the file would stall on it.
+ */
+function storable(s: string, max: number): string {
+  return s.slice(0, max).replace(/\u0000|[\uD800-\uDFFF]/gu, '\uFFFD');
+}
+
+// clock_timestamp(), not now(): rows written in one transaction (a file slice with several bad
+// lines) get distinct times, which keeps the created_at cursor of listDeadLetters stable.
 
 /** Records a job that exhausted its attempts. Idempotent per (queue, job id): a later failure updates the message. */
 export async function insertJobDeadLetter(tx: Queryable, d: { queue: string; jobId: string; message: string; payload: string }): Promise<void> {
   const code = /^([A-Z_]+):/.exec(d.message)?.[1] ?? 'JOB_FAILED';
   await tx.query(
-    `INSERT INTO dead_letters (source, queue, job_id, code, message, payload) VALUES ('job', $1, $2, $3, $4, $5)
-     ON CONFLICT (tenant_id, queue, job_id) WHERE source = 'job' DO UPDATE SET message = EXCLUDED.message, created_at = now(), retried_at = NULL`,
-    [d.queue, d.jobId, code, d.message.slice(0, 4000), d.payload.slice(0, 100_000)],
+    `INSERT INTO dead_letters (source, queue, job_id, code, message, payload, created_at) VALUES ('job', $1, $2, $3, $4, $5, clock_timestamp())
+     ON CONFLICT (tenant_id, queue, job_id) WHERE source = 'job' DO UPDATE SET message = EXCLUDED.message, created_at = clock_timestamp(), retried_at = NULL`,
+    [d.queue, d.jobId, code, storable(d.message, 4000), storable(d.payload, 100_000)],
   );
 }
 
-/** Records a malformed line of an events file. Idempotent per (file, line, content). */
-export async function insertFileDeadLetter(tx: Queryable, d: { file: string; line: number; code: string; message: string; payload: string }): Promise<void> {
+export interface FileDeadLetter {
+  file: string;
+  line: number;
+  code: string;
+  message: string;
+  payload: string;
+}
+
+/**
+ * Records malformed lines of an events file, in one statement. Idempotent per (file, line,
+ * content): a replayed file (truncation, restart) dead-letters each bad line once.
+ */
+export async function insertFileDeadLetters(tx: Queryable, rows: FileDeadLetter[]): Promise<void> {
+  if (rows.length === 0) return;
+  const clipped = rows.map((d) => ({ ...d, message: storable(d.message, 4000), payload: storable(d.payload, 100_000) }));
   await tx.query(
-    `INSERT INTO dead_letters (source, file, line, code, message, payload) VALUES ('file', $1, $2, $3, $4, $5)
+    `INSERT INTO dead_letters (source, file, line, code, message, payload, created_at)
+     SELECT 'file', file, line, code, message, payload, clock_timestamp()
+     FROM jsonb_to_recordset($1::jsonb) AS x(file text, line bigint, code text, message text, payload text)
      ON CONFLICT (tenant_id, file, line, md5(coalesce(payload, ''))) WHERE source = 'file' DO NOTHING`,
-    [d.file, d.line, d.code, d.message.slice(0, 4000), d.payload.slice(0, 100_000)],
+    [JSON.stringify(clipped)],
   );
 }
 
-export async function listDeadLetters(tx: Queryable, opts: { limit: number; before?: Date | undefined; source?: string | undefined }): Promise<DeadLetter[]> {
+export type DeadLetterSource = 'file' | 'job' | 'http';
+
+/**
+ * Newest first, for the tenant of the transaction (RLS). `before` is an exclusive created_at
+ * cursor (text, passed to PostgreSQL as is so microseconds survive). A page never splits rows that
+ * share its oldest timestamp: all of them are returned, so `created_at < last` loses nothing.
+ */
+export async function listDeadLetters(tx: Queryable, opts: { limit: number; before?: string | undefined; source?: DeadLetterSource | undefined }): Promise<DeadLetter[]> {
   const { rows } = await tx.query<DeadLetter>(
-    `SELECT id, source, queue, job_id, file, line, code, message, payload, created_at FROM dead_letters
-     WHERE ($2::timestamptz IS NULL OR created_at < $2) AND ($3::text IS NULL OR source = $3)
-     ORDER BY created_at DESC LIMIT $1`,
+    `WITH matching AS (
+       SELECT * FROM dead_letters WHERE ($2::timestamptz IS NULL OR created_at < $2::timestamptz) AND ($3::text IS NULL OR source = $3)
+     ), page AS (
+       SELECT created_at FROM matching ORDER BY created_at DESC LIMIT $1
+     )
+     SELECT id, source, queue, job_id, file, line, code, message, payload,
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at
+     FROM matching WHERE created_at >= (SELECT min(created_at) FROM page)
+     ORDER BY matching.created_at DESC, id`,
     [opts.limit, opts.before ?? null, opts.source ?? null],
   );
   return rows;

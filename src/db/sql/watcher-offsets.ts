@@ -2,23 +2,43 @@ import type { Queryable } from '../pool.js';
 
 export interface FileOffset {
   path: string;
+  /** `dev:ino` of the file that was read. */
   inode: string | null;
+  /**
+   * Hash of the bytes just before byte_offset, as they were read. A file truncated and rewritten
+   * past the old offset before the watcher looked keeps its inode and size, but not these bytes.
+   * Null for offsets stored before fingerprints existed (then only inode and size are compared).
+   */
+  fingerprint: string | null;
   byte_offset: number;
   line_number: number;
 }
 
-/** The stored read position of an events file (global table: files belong to the operator). */
-export async function getOffset(tx: Queryable, path: string): Promise<FileOffset | undefined> {
-  const { rows } = await tx.query<FileOffset>('SELECT path, inode, byte_offset, line_number FROM watcher_offsets WHERE path = $1', [path]);
-  return rows[0];
+// The fingerprint shares the `inode` column as `dev:ino|fingerprint` (no migration needed);
+// `dev:ino` never contains '|'.
+function splitIdentity(stored: string | null): { inode: string | null; fingerprint: string | null } {
+  if (stored === null) return { inode: null, fingerprint: null };
+  const bar = stored.indexOf('|');
+  return bar === -1 ? { inode: stored, fingerprint: null } : { inode: stored.slice(0, bar), fingerprint: stored.slice(bar + 1) };
 }
 
-/** Advances the position; called in the same transaction as the events of those lines. */
+/** The stored read position of an events file (global table: files belong to the operator). */
+export async function getOffset(tx: Queryable, path: string): Promise<FileOffset | undefined> {
+  const { rows } = await tx.query<{ path: string; inode: string | null; byte_offset: number; line_number: number }>(
+    'SELECT path, inode, byte_offset, line_number FROM watcher_offsets WHERE path = $1',
+    [path],
+  );
+  const row = rows[0];
+  return row && { ...row, ...splitIdentity(row.inode) };
+}
+
+/** Advances the position; called in the same transaction as the events of those lines. Idempotent upsert on path. */
 export async function saveOffset(tx: Queryable, o: FileOffset & { size: number }): Promise<void> {
+  const identity = o.inode === null ? null : o.fingerprint === null ? o.inode : `${o.inode}|${o.fingerprint}`;
   await tx.query(
     `INSERT INTO watcher_offsets (path, inode, byte_offset, line_number, size, updated_at) VALUES ($1, $2, $3, $4, $5, now())
      ON CONFLICT (path) DO UPDATE SET inode = EXCLUDED.inode, byte_offset = EXCLUDED.byte_offset,
        line_number = EXCLUDED.line_number, size = EXCLUDED.size, updated_at = now()`,
-    [o.path, o.inode, o.byte_offset, o.line_number, o.size],
+    [o.path, identity, o.byte_offset, o.line_number, o.size],
   );
 }

@@ -75,7 +75,8 @@ export function analyse(text: string): Analysis {
   }
   const lower = text.toLowerCase();
   const firstPerson = FIRST_PERSON_RE.test(text);
-  const firstVerb = terms.findIndex((t) => t.tags.has('Verb'));
+  let firstVerb = terms.findIndex((t) => t.tags.has('Verb'));
+  if (firstVerb < 0) firstVerb = pluralAsVerb(terms);
   const hasVerb = firstVerb >= 0;
 
   let subjectHead: string | null = null;
@@ -122,6 +123,20 @@ export function analyse(text: string): Analysis {
       ((v.word === 'have' || v.word === 'had') && v.tags.has('Auxiliary') && next !== undefined && next.tags.has('Participle'));
   }
   return { text, lower, doc, terms, subjectHead, droppedSubject, imperative, pastFirstPerson, firstPerson, hasVerb, deicticSubject };
+}
+
+/**
+ * compromise reads "The API runs on port 8787" as nouns only. A plural-looking word between a
+ * noun and a preposition or determiner is taken as the verb ("runs", "lives", "uses").
+ */
+function pluralAsVerb(terms: readonly Term[]): number {
+  for (let i = 1; i < terms.length - 1; i++) {
+    const [prev, t, next] = [terms[i - 1] as Term, terms[i] as Term, terms[i + 1] as Term];
+    if (t.tags.has('Plural') && /[^s]s$/.test(t.word) && prev.tags.has('Noun') && !prev.tags.has('Pronoun') && (next.tags.has('Preposition') || next.tags.has('Determiner'))) {
+      return i;
+    }
+  }
+  return -1;
 }
 
 function onlySkippableBefore(terms: Term[], index: number): boolean {

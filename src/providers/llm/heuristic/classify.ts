@@ -128,9 +128,12 @@ export function isProcedure(a: Analysis): boolean {
 export function classify(a: Analysis): Verdict | null {
   const text = a.text;
   if (!text || isQuestion(text)) return null;
-  const cw = contentWordCount(text);
-  if (cw < 2) return null;
+  // "I went hiking yesterday": a dated happening says more than its word count suggests.
+  const cw = contentWordCount(text) + (a.pastFirstPerson && PAST_MARKER_RE.test(text) ? 1 : 0);
+  if (cw < 1) return null;
   const cjk = hasCjk(text);
+  // A profile cue carries the fact by itself ("I'm a nurse"); every other kind needs two content words.
+  if (cw < 2) return PROFILE_RE.test(text) && !a.imperative ? grade('profile', text) : null;
   const vague = ((a.subjectHead !== null && VAGUE_SUBJECTS.has(a.subjectHead)) || a.deicticSubject) && !a.firstPerson;
 
   let kind: MemoryKind | null = null;
@@ -145,19 +148,25 @@ export function classify(a: Analysis): Verdict | null {
   } else if (isFact(a, cw, cjk)) kind = 'fact';
   if (!kind) return null;
   // "Check this pic I got": an instruction to the listener, whatever else it mentions.
-  if (a.imperative && kind !== 'decision' && kind !== 'procedure') return null;
+  if (a.imperative && kind !== 'decision' && kind !== 'procedure' && kind !== 'plan') return null;
   // "Taking in kids in need - you're so kind": a subjectless remark that addresses the listener is about them.
   if (a.droppedSubject !== null && ADDRESSED_RE.test(text.replace(NOT_ADDRESSING_RE, '')) && kind === 'fact') return null;
 
+  return grade(kind, text);
+}
+
+function grade(kind: MemoryKind, text: string): Verdict {
   const importance = Math.min(10, BASE_IMPORTANCE[kind] + (EMPHASIS_RE.test(text) ? 1 : 0));
-  const hedged = HEDGE_RE.test(text);
-  const confidence = Math.max(0.5, Math.min(0.9, BASE_CONFIDENCE[kind] - (hedged ? 0.2 : 0)));
+  const confidence = Math.max(0.5, Math.min(0.9, BASE_CONFIDENCE[kind] - (HEDGE_RE.test(text) ? 0.2 : 0)));
   return { kind, importance, confidence: Math.round(confidence * 100) / 100 };
 }
 
 /** Talks to the listener ("your painting is lovely"): about them, said by someone else, rarely a fact. */
 const ADDRESSED_RE = /\b(?:you|your|yours|yourself|ya)\b/i;
 const NOT_ADDRESSING_RE = /\b(?:you know|thank you|see you|you guys know)\b/gi;
+
+/** "It is important that we validate input": "it" stands for the clause that follows. */
+const EXTRAPOSED_RE = /^it(?:'s| is| was) (?:(?:very|really|so|absolutely) )?(?:important|crucial|essential|critical|key|vital|necessary|required|mandatory|worth noting|true|clear|likely|possible) (?:that|to)\b/i;
 
 /** The text before the first clause break (", and", ", but", ";", " - "). */
 function mainClause(text: string): string {
@@ -171,7 +180,7 @@ function isFact(a: Analysis, cw: number, cjk: boolean): boolean {
   const selfSubject = a.subjectHead === 'i' || a.subjectHead === 'we' || a.droppedSubject !== null;
   if (selfSubject) return cw >= 2;
   if (cw < 3) return false;
-  if (a.firstPerson) return true;
+  if (a.firstPerson || EXTRAPOSED_RE.test(a.text)) return true;
   if (a.subjectHead === null || a.deicticSubject) return false;
   return !VAGUE_SUBJECTS.has(a.subjectHead);
 }

@@ -17,6 +17,7 @@ export interface Mention {
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`)]+/g;
 const PATH_RE = /(?:^|[\s(`'"])((?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]*\.[A-Za-z0-9]{1,8}|(?:~|\.{1,2})?\/(?:[\w@.-]+\/)+[\w@.-]+)(?=$|[\s)`'",;:!?]|\.(?:\s|$))/g;
+const DIR_RE = /(?<=^|[\s(`'"])[\w.-]+\/(?=$|[\s)`'",;:!?])/g;
 const FILE_RE = /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|ya?ml|toml|py|rs|go|java|rb|sh|sql|prisma|css|html|txt|csv|env|lock|ini|cfg|conf)\b/g;
 const VERSION_RE = /\bv\d+(?:\.\d+){0,3}(?:-[\w.]+)?\b|\b\d+\.\d+\.\d+(?:-[\w.]+)?\b/g;
 const NAMED_VERSION_RE =
@@ -58,6 +59,7 @@ export function codeMentions(text: string): Mention[] {
   take(BACKTICK_RE, (m) => backtickMention(m[1] ?? ''));
   take(PATH_RE, (m) => ({ name: normaliseName(m[1] ?? '', { code: true }), type: 'file', description: 'file path' }));
   take(FILE_RE, (m) => ({ name: m[0] ?? '', type: 'file', description: 'file' }));
+  take(DIR_RE, (m) => ({ name: m[0] ?? '', type: 'file', description: 'directory' }));
   take(NAMED_VERSION_RE, (m) => {
     out.push(techMention(m[1] ?? ''));
     return { name: `${m[1]} ${m[2]}`, type: 'version', description: 'version' };
@@ -99,7 +101,7 @@ function backtickMention(inner: string): Mention | null {
 
 /** Code-shaped spans blanked out, so the NLP pass does not read `src/a.ts` as words. */
 export function maskCode(text: string): string {
-  return [URL_RE, BACKTICK_RE, PATH_RE, FILE_RE, VERSION_RE, SNAKE_RE, DOTTED_RE].reduce(
+  return [URL_RE, BACKTICK_RE, PATH_RE, FILE_RE, DIR_RE, VERSION_RE, SNAKE_RE, DOTTED_RE].reduce(
     (s, re) => s.replace(re, (m) => ' '.repeat(m.length)),
     text,
   );
@@ -114,6 +116,7 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
     const key = name.toLowerCase();
     if (!name || seen.has(key) || /[`/\\_{}=<>@#$%^*|~]/.test(name) || name.split(' ').length > 4) return;
     if (PRONOUNS.has(key) || STOPWORDS.has(key) || NOT_NAMES.has(key)) return;
+    if (name.length <= 2 && !/^\p{Lu}{2}$/u.test(name)) return; // "St" of "St. Mary's"; "AI" and "UK" stay
     seen.add(key);
     out.push(weak ? { name, type, weak } : { name, type });
   };
@@ -121,8 +124,12 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
     for (const run of runs(terms, (t) => t.tags.has(tag))) {
       const phrase = joinTerms(run);
       if (tag === 'Organization' && phrase === phrase.toLowerCase()) continue; // "kids & work" is not a company
+      // compromise calls any capitalised word before a verb a person ("Lesson learned"); a known
+      // first or last name, an honorific or two capitalised words make it believable.
+      const named =
+        run.length > 1 || run.some((t) => t.tags.has('FirstName') || t.tags.has('Honorific') || (t.tags.has('LastName') && t !== terms[0]));
       const lower = phrase.toLowerCase();
-      push(phrase, TECHNOLOGIES.has(lower) ? 'technology' : type);
+      push(phrase, TECHNOLOGIES.has(lower) ? 'technology' : tag === 'Person' && !named ? 'other' : type);
     }
   }
   for (const m of text.matchAll(CAPS_RUN_RE)) {
@@ -132,9 +139,6 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
     while (kept.length && /^I(?:'\w+)?$/.test(kept[kept.length - 1] ?? '')) kept.pop();
     if (kept.length === 0 || kept.some((w) => /^I(?:'\w+)?$/.test(w)) || kept.every((w) => NOT_NAMES.has(w.toLowerCase()))) continue;
     const phrase = kept.join(' ');
-    if (m.index !== undefined && phrase !== m[0].replace(/\s+of$/, '') && kept.length === 1 && !/^\p{Lu}[\p{Lu}\p{N}+&]+$/u.test(phrase) && !text.slice(m.index + 1).includes(` ${phrase}`)) {
-      // A lone word left after "Hey"/"Now" kept its capital from position only when it is not a name elsewhere.
-    }
     const atStart = m.index === 0 || /[.!?:]\s*$/.test(text.slice(0, m.index));
     const words = phrase.split(/\s+/);
     // "Painting's a fun way": capitalised only by position. Acronyms ("API") are names anywhere.
@@ -155,7 +159,7 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
 
 const NAMED_TAGS: Array<[string, string]> = [['Person', 'person'], ['Place', 'place'], ['Organization', 'organization'], ['ProperNoun', 'other']];
 const NP_BREAK = new Set(['Pronoun', 'Conjunction', 'Preposition', 'Date', 'QuestionWord', 'Value', 'Adverb', 'Verb', 'Possessive']);
-const NP_SKIP_LEAD = new Set(['Determiner', 'Adjective', 'Possessive']);
+const NP_SKIP_LEAD = new Set(['Determiner', 'Adjective', 'Possessive', 'Expression', 'Interjection']);
 
 /** Maximal runs of terms that satisfy `test`, broken at punctuation and possessives. */
 function runs(terms: readonly Term[], test: (t: Term) => boolean): Term[][] {
@@ -183,7 +187,12 @@ function nounPhrases(terms: readonly Term[]): Term[][] {
   const out: Term[][] = [];
   for (const c of chunks) {
     let start = 0;
-    while (start < c.length && [...(c[start] as Term).tags].some((tag) => NP_SKIP_LEAD.has(tag)) && !(c[start] as Term).tags.has('Noun')) start++;
+    while (
+      start < c.length &&
+      (([...(c[start] as Term).tags].some((tag) => NP_SKIP_LEAD.has(tag)) && !(c[start] as Term).tags.has('Noun')) || NOT_NAMES.has((c[start] as Term).word))
+    ) {
+      start++;
+    }
     let end = c.length;
     while (end > start && !(c[end - 1] as Term).tags.has('Noun')) end--;
     if (end > start) out.push(c.slice(start, end));

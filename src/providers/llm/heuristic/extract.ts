@@ -92,7 +92,7 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
 function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
   const clean = dropTagQuestion(cleanSentence(raw, batch.participants));
   // Questions and pure reactions are dropped before the (comparatively costly) NLP parse.
-  if (!clean || isQuestion(clean) || contentWordCount(clean) < 2) return;
+  if (!clean || isQuestion(clean) || contentWordCount(clean) < 1) return;
   const cjk = hasCjk(clean);
   const a = analyse(cjk ? '' : clean);
   const analysis = cjk ? { ...a, text: clean, lower: clean.toLowerCase(), firstPerson: /我/.test(clean), hasVerb: true } : a;
@@ -130,7 +130,9 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
     // The source is always a known mention; the target may be a new noun phrase, and its cue
     // ("works at", "lives in") is evidence for its type.
     const sourceKey = registry.has(entityKey(t.source)) ? entityKey(t.source) : null;
-    const targetKey = registry.add(t.target, t.targetType, index);
+    // "comes from cold starts": a lower-case target is a thing, whatever place-like cue led to it.
+    const targetType = /^\p{Ll}/u.test(t.target) && (t.targetType === 'place' || t.targetType === 'organization') ? 'concept' : t.targetType;
+    const targetKey = registry.add(t.target, targetType, index);
     if (!sourceKey || !targetKey || sourceKey === targetKey) continue;
     registry.reference(sourceKey);
     registry.reference(targetKey);

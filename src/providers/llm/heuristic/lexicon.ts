@@ -26,7 +26,7 @@ export const CHATTER_WORDS: ReadonlySet<string> = new Set(
   `hey hi hello thanks thank thx ty wow cool great awesome amazing nice lovely sweet haha hahaha lol lmao omg
   aww awww congrats congratulations glad happy sorry sure totally definitely absolutely exactly indeed right
   super pretty quite soo sooo so cute fun good bad sad tough hard hear see hope luck bye soon later
-  mean means meant true agree appreciate appreciated wanted say said tell told know knew`
+  mean means meant true agree appreciate appreciated wanted say said tell told know knew never always ever forget`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -121,7 +121,8 @@ export const NOT_NAMES: ReadonlySet<string> = new Set(
   `hey hi hello thanks thank wow yeah yes yep oh ah ok okay sure cool great awesome nice well so and but also
   lol haha omg btw anyway plus definitely totally absolutely congrats congratulations sorry glad good bye
   monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
-  september october november december today tomorrow yesterday mom dad`
+  september october november december today tomorrow yesterday mom dad lesson lessons decision note todo update
+  fyi ps tip warning step steps`
     .split(/\s+/)
     .filter(Boolean),
 );

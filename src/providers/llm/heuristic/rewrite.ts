@@ -27,7 +27,7 @@ const LEAD_PUNCT =
   /^(?:yeah+|yes|yep|yup|no|nope|nah|cool|great|awesome|nice|sure|right|true|totally|absolutely|definitely|exactly|thanks|thank you|thx|well|man|dude|okay|ok|haha+|lol|wow+|aw+|oh+|ah+|hmm+|um+|uh+|hey+|hi|hello|omg|gosh|whoa|indeed|agreed|same|honestly|actually|anyway|anyways|btw|by the way|also|plus|so)\s*[,!.:;—–-]+\s*/i;
 /** Fillers dropped before any word ("So I'm ...", "Oh I went ..."). */
 const LEAD_SPACE = /^(?:oh+|ah+|aw+|um+|uh+|hmm+|wow+|haha+|lol|omg|btw|fyi|so|and|but|plus|also|anyway|anyways|actually|honestly|by the way|you know,?)\s+/i;
-const GREETING = /^(?:hey|hi|hello|dear|thanks|thank you|congrats|congratulations|wow|aw+|oh)\s+([A-Z][\p{L}'-]+)\b[\s,!.]*/u;
+const GREETING = /^(?:hey|hi|hello|dear|thanks|thank you|congrats|congratulations|wow|aw+|oh|yeah|yes|no|sorry)\s+(\p{Lu}[\p{L}'-]+)\b[\s,!.]*/iu;
 
 /**
  * "I finished a pottery project - want to see a pic?": a statement with a short question tacked

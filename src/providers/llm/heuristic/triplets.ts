@@ -59,7 +59,7 @@ const CUES: Cue[] = [
 const POSSESSIVE_RE = /([\p{Lu}][\p{L}\p{N}.-]*(?: [\p{Lu}][\p{L}\p{N}.-]*){0,3})'s ((?:[a-z]+ ){0,2}[a-z]+) (?:is|are|was) (?:an? |the )?([^,.;!?]+)/gu;
 const ZH_WORKS_AT_RE = /在([^，。、\s]{2,12}?)(?:工作|上班)/g;
 /** Words that end an object phrase. */
-const STOPPER = /^(?:and|but|because|so|which|who|that|since|when|while|to|for|with|in|on|at|as|from|by|after|before|if|or|yesterday|today|tomorrow|last|next|this|every|because|'cause|cause)$/i;
+const STOPPER = /^(?:and|but|because|so|which|who|that|since|when|while|to|for|with|in|on|at|as|from|by|after|before|if|or|over|than|like|via|through|during|under|without|within|across|around|near|between|vs|about|into|yesterday|today|tomorrow|last|next|this|every|'cause|cause)$/i;
 const LIGHT_VERBS = new Set(['be', 'seem', 'feel', 'think', 'know', 'mean', 'say', 'guess', 'tell', 'let', 'wish', 'hope', 'can', 'will', 'would', 'do', 'get', 'make', 'look', 'sound', 'want', 'need', 'try', 'start', 'keep', 'realize', 'learn', 'figure']);
 
 export function snake(s: string): string {
@@ -101,8 +101,10 @@ function subjectBefore(before: string, ctx: TripletContext): string | null {
   if (/(?:^|\s)(?:we|我们)$/i.test(b) || /^我们$/.test(b)) return ctx.speaker;
   if (ctx.speaker && ctx.selfAliases?.some((alias) => b.toLowerCase().endsWith(alias.toLowerCase()))) return ctx.speaker;
   let best: string | null = null;
+  // Chinese drops a repeated subject ("我是工程师，住在杭州"): the clause's speaker carries over.
+  if (/[\u3400-\u9fff，]$/.test(b) && ctx.speaker && ctx.selfAliases?.some((alias) => b.includes(alias))) best = ctx.speaker;
   for (const name of ctx.names) {
-    if (b.toLowerCase().endsWith(name.toLowerCase()) && (!best || name.length > best.length)) {
+    if (b.toLowerCase().endsWith(name.toLowerCase()) && (!best || name.length > best.length || best === ctx.speaker)) {
       const edge = b.length - name.length;
       if (edge === 0 || !/[\p{L}\p{N}]/u.test(b[edge - 1] ?? '') || /[\u3400-\u9fff]/.test(name)) best = name;
     }
@@ -130,6 +132,7 @@ function objectAfter(after: string, ctx: TripletContext): string | null {
     words.push(bare);
     if (bare !== w) break;
   }
+  while (words.length && STOPWORDS.has((words[words.length - 1] ?? '').toLowerCase())) words.pop();
   const phrase = normaliseName(words.join(' '), { determiners: true });
   const head = phrase.split(' ').pop()?.toLowerCase() ?? '';
   if (!phrase || PRONOUNS.has(head) || STOPWORDS.has(head) || GENERIC_NOUNS.has(head) || /^\d+$/.test(head)) return null;
@@ -168,10 +171,17 @@ function subjectVerbObject(ctx: TripletContext): RawTriplet | null {
   const lemma = ctx.lemma(verb.word, verb.tags);
   if (!lemma || LIGHT_VERBS.has(lemma)) return null;
   const negative = terms.slice(si + 1, vi).some((t) => t.tags.has('Negative') || t.word === 'not');
-  const next = terms[vi + 1]?.word ?? '';
-  const prep = /^(?:to|at|in|on|with|for|about|from|into)$/.test(next) ? next : '';
+  // "went hiking with" -> go_hiking_with; "agreed to ship" -> agree_to_ship.
+  let k = vi + 1;
+  const parts = [lemma === 'have' ? 'has' : lemma];
+  if (terms[k]?.tags.has('Gerund') || terms[k]?.tags.has('Particle')) parts.push((terms[k++] as Term).word);
+  if (terms[k]?.word === 'to' && terms[k + 1]?.tags.has('Infinitive')) {
+    parts.push('to', ctx.lemma((terms[k + 1] as Term).word, (terms[k + 1] as Term).tags));
+    k += 2;
+  }
+  if (/^(?:to|at|in|on|with|for|about|from|into)$/.test(terms[k]?.word ?? '')) parts.push((terms[k] as Term).word);
   // The object is looked for in the verb's own phrase: up to six words, before any clause break.
-  const rest = objectWindow(terms.slice(vi + 1));
+  const rest = objectWindow(terms.slice(k));
   let target: string | null = null;
   let at = Infinity;
   for (const name of ctx.names) {
@@ -188,7 +198,7 @@ function subjectVerbObject(ctx: TripletContext): RawTriplet | null {
     }
   }
   if (!target) return null;
-  const relation = snake(`${negative ? 'not_' : ''}${lemma}${prep ? `_${prep}` : ''}`);
+  const relation = snake(`${negative ? 'not_' : ''}${parts.join('_')}`);
   return relation ? { source, relation, target, targetType: 'concept' } : null;
 }
 

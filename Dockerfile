@@ -1,0 +1,65 @@
+# syntax=docker/dockerfile:1
+#
+# memloom image: one image for every role. The role is the command:
+#   docker run … memloom:local memloom api | watcher | worker --queues triage,chunk,embed | scheduler | migrate
+# The default command is `memloom start` (all roles in one process). Without DATABASE_URL that is the
+# embedded mode (PGlite under MEMLOOM_HOME): single process only; mount a volume at /data.
+#
+# TypeScript runs through tsx (a regular dependency): there is no build step, only `npm ci` and the
+# Prisma client generation.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- dependencies -------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+# --omit=dev: tsx, prisma (for `prisma generate`), @prisma/client and the embedders are all regular
+# dependencies. --ignore-scripts: no dependency needs an install script (esbuild and msgpackr take
+# their prebuilt binaries from optional packages; Prisma's engine download is not needed because the
+# client is generated from WASM), so the build never depends on a postinstall download.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
+
+# ---- runtime ------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    MEMLOOM_HOME=/data/memloom \
+    EVENTS_DIR=/data/events \
+    PORT=8787
+
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json ./
+COPY prisma ./prisma
+COPY scripts ./scripts
+
+# Generate the Prisma client now (bin/memloom.js would otherwise do it on first start, writing into
+# the image at run time). PRISMA_SCHEMA_ENGINE_BINARY points at any existing file so Prisma does not
+# try to download a native engine; the client needs none.
+RUN PRISMA_SCHEMA_ENGINE_BINARY=/bin/false node scripts/prisma-generate.mjs
+
+COPY bin ./bin
+COPY src ./src
+COPY apps ./apps
+COPY workers ./workers
+
+# `memloom` on PATH (what npm would link for the package's "bin"); state directories for the
+# non-root user. Application files stay owned by root: the process cannot modify its own code.
+RUN chmod 0755 bin/memloom.js \
+ && ln -s /app/bin/memloom.js /usr/local/bin/memloom \
+ && mkdir -p /data/memloom /data/events \
+ && chown -R node:node /data
+
+USER node
+EXPOSE 8787
+
+# Only meaningful for roles that serve HTTP (start, api); compose and Kubernetes disable or replace
+# it for workers, the watcher and the scheduler.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8787) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# SIGTERM drains in-flight jobs (up to 30 s) and exits 0: give the container a stop timeout above that.
+STOPSIGNAL SIGTERM
+CMD ["node", "bin/memloom.js", "start"]

@@ -1,0 +1,83 @@
+import type { Queryable } from '../pool.js';
+import { toVectorSql } from './vector.js';
+
+export interface EventToChunk {
+  id: string;
+  type: string;
+  content: string;
+  dataset: string;
+  user_id: string | null;
+  agent_id: string | null;
+  session_id: string | null;
+  occurred_at: Date;
+}
+
+export async function eventsToChunk(tx: Queryable, ids: string[]): Promise<EventToChunk[]> {
+  const { rows } = await tx.query<EventToChunk>(
+    `SELECT id, type, content, dataset, user_id, agent_id, session_id, occurred_at FROM events
+     WHERE id = ANY($1::uuid[]) AND status = 'triaged' ORDER BY seq FOR UPDATE`,
+    [ids],
+  );
+  return rows;
+}
+
+export interface NewChunk {
+  event_id: string;
+  idx: number;
+  content: string;
+  start_offset: number;
+  end_offset: number;
+  tokens: number;
+  content_hash: string;
+  fts_doc: string;
+  dataset: string;
+  user_id: string | null;
+  agent_id: string | null;
+  session_id: string | null;
+  occurred_at: Date;
+}
+
+/**
+ * Inserts chunks and moves their events to `chunked`, in the caller's transaction.
+ * Idempotent: UNIQUE (event_id, idx) with DO NOTHING, and only `triaged` events move.
+ */
+export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<void> {
+  if (chunks.length > 0) {
+    await tx.query(
+      `INSERT INTO chunks (event_id, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at, fts, run_id)
+       SELECT event_id, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at,
+              to_tsvector('simple', fts_doc), $2
+       FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, idx int, content text, start_offset int, end_offset int, tokens int,
+            content_hash text, fts_doc text, dataset text, user_id text, agent_id text, session_id text, occurred_at timestamptz)
+       ON CONFLICT (event_id, idx) DO NOTHING`,
+      [JSON.stringify(chunks), runId],
+    );
+  }
+  await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
+}
+
+export interface ChunkToEmbed {
+  id: string;
+  event_id: string;
+  content: string;
+  content_hash: string;
+}
+
+export async function chunksWithoutVectors(tx: Queryable, eventIds: string[]): Promise<ChunkToEmbed[]> {
+  const { rows } = await tx.query<ChunkToEmbed>(
+    `SELECT id, event_id, content, content_hash FROM chunks WHERE event_id = ANY($1::uuid[]) AND embedding IS NULL ORDER BY event_id, idx`,
+    [eventIds],
+  );
+  return rows;
+}
+
+/** Writes vectors (only where still missing: a concurrent replay cannot overwrite or double). */
+export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `UPDATE chunks c SET embedding = v.embedding::vector, embedding_model = $2, embedding_dims = $3
+     FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, embedding text)
+     WHERE c.id = v.id AND c.embedding IS NULL`,
+    [JSON.stringify(rows.map((r) => ({ id: r.id, embedding: toVectorSql(r.vector) }))), model, dims],
+  );
+}

@@ -1,0 +1,89 @@
+import type { Queryable } from '../pool.js';
+import { toVectorSql } from './vector.js';
+
+export interface EntityInput {
+  name: string;
+  normalized: string;
+  type: string;
+  description: string;
+  ftsDoc: string;
+  vector: number[];
+}
+
+/** Recently touched entity names of the tenant, offered to extractors so they reuse exact names. */
+export async function knownEntities(tx: Queryable, limit: number): Promise<Array<{ name: string; type: string }>> {
+  const { rows } = await tx.query<{ name: string; type: string }>('SELECT name, type FROM entities ORDER BY updated_at DESC LIMIT $1', [limit]);
+  return rows;
+}
+
+/**
+ * Resolves each input to an entity id: (1) same normalised name and type, (2) same normalised name
+ * of any type (types drift between extractions), (3) embedding similarity ≥ `threshold` within the
+ * same type, else (4) a new entity. Returns ids in input order. Idempotent: the insert is
+ * ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE, so replays and races converge.
+ */
+export async function resolveEntities(tx: Queryable, inputs: EntityInput[], model: string, dims: number, threshold: number): Promise<string[]> {
+  if (inputs.length === 0) return [];
+  const { rows: byName } = await tx.query<{ normalized_name: string; type: string; id: string }>(
+    `SELECT DISTINCT ON (normalized_name, type) normalized_name, type, id FROM entities WHERE normalized_name = ANY($1::text[]) ORDER BY normalized_name, type, created_at`,
+    [inputs.map((i) => i.normalized)],
+  );
+  const ids: Array<string | undefined> = inputs.map((i) => byName.find((r) => r.normalized_name === i.normalized && r.type === i.type)?.id ?? byName.find((r) => r.normalized_name === i.normalized)?.id);
+  const unresolved = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
+  if (unresolved.length > 0) {
+    const { rows: similar } = await tx.query<{ i: number; id: string; sim: number }>(
+      `SELECT q.i, n.id, n.sim FROM jsonb_to_recordset($1::jsonb) AS q(i int, v text, type text)
+       CROSS JOIN LATERAL (
+         SELECT e.id, 1 - (e.embedding::vector(${dims}) <=> q.v::vector(${dims})) AS sim FROM entities e
+         WHERE e.type = q.type AND e.embedding_dims = ${dims} AND e.embedding_model = $2
+         ORDER BY e.embedding::vector(${dims}) <=> q.v::vector(${dims}) LIMIT 1) n
+       WHERE n.sim >= $3`,
+      [JSON.stringify(unresolved.map(({ inp, i }) => ({ i, v: toVectorSql(inp.vector), type: inp.type }))), model, threshold],
+    );
+    for (const s of similar) ids[s.i] = s.id;
+  }
+  const toInsert = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
+  if (toInsert.length > 0) {
+    const { rows: inserted } = await tx.query<{ id: string; normalized_name: string; type: string }>(
+      `INSERT INTO entities (name, normalized_name, type, description, fts, embedding, embedding_model, embedding_dims)
+       SELECT name, normalized, type, description, to_tsvector('simple', fts_doc), v::vector, $2, $3
+       FROM jsonb_to_recordset($1::jsonb) AS x(name text, normalized text, type text, description text, fts_doc text, v text)
+       ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE SET updated_at = now()
+       RETURNING id, normalized_name, type`,
+      [JSON.stringify(toInsert.map(({ inp }) => ({ name: inp.name, normalized: inp.normalized, type: inp.type, description: inp.description, fts_doc: inp.ftsDoc, v: toVectorSql(inp.vector) }))), model, dims],
+    );
+    for (const { inp, i } of toInsert) ids[i] = inserted.find((r) => r.normalized_name === inp.normalized && r.type === inp.type)?.id;
+  }
+  // Reused entities: fill an empty description, mark as recently seen.
+  const reused = inputs.map((inp, i) => ({ id: ids[i] as string, description: inp.description }));
+  await tx.query(
+    `UPDATE entities e SET updated_at = now(), description = CASE WHEN e.description = '' THEN x.description ELSE e.description END
+     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, description text) WHERE e.id = x.id`,
+    [JSON.stringify(reused)],
+  );
+  return ids as string[];
+}
+
+export interface EdgeInput {
+  sourceId: string;
+  targetId: string;
+  relation: string;
+  description: string;
+  ftsDoc: string;
+  validAt: string;
+}
+
+/** Upserts triplets on (source, target, relation); returns ids in input order. */
+export async function upsertEdges(tx: Queryable, edges: EdgeInput[]): Promise<string[]> {
+  if (edges.length === 0) return [];
+  const { rows } = await tx.query<{ id: string; source_entity_id: string; target_entity_id: string; relation: string }>(
+    `INSERT INTO edges (source_entity_id, target_entity_id, relation, description, fts, valid_at)
+     SELECT DISTINCT ON (s, t, r) s, t, r, d, to_tsvector('simple', f), va
+     FROM jsonb_to_recordset($1::jsonb) AS x(s uuid, t uuid, r text, d text, f text, va timestamptz)
+     ON CONFLICT (source_entity_id, target_entity_id, relation) DO UPDATE SET updated_at = now(),
+       description = CASE WHEN edges.description = '' THEN EXCLUDED.description ELSE edges.description END
+     RETURNING id, source_entity_id, target_entity_id, relation`,
+    [JSON.stringify(edges.map((e) => ({ s: e.sourceId, t: e.targetId, r: e.relation, d: e.description, f: e.ftsDoc, va: e.validAt })))],
+  );
+  return edges.map((e) => rows.find((r) => r.source_entity_id === e.sourceId && r.target_entity_id === e.targetId && r.relation === e.relation)?.id as string);
+}

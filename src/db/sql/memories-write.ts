@@ -1,0 +1,101 @@
+import type { Queryable } from '../pool.js';
+import { toVectorSql } from './vector.js';
+
+export interface MemoryNeighbour {
+  id: string;
+  kind: string;
+  content: string;
+  content_hash: string;
+  subject_entity_id: string | null;
+  version: number;
+  similarity: number;
+}
+
+/** Active memories of one user scope nearest to `vector` (HNSW on the partial expression index), plus exact-hash matches. */
+export async function nearestMemories(tx: Queryable, scope: { userId: string | null }, vector: number[], hash: string, dims: number, limit: number): Promise<MemoryNeighbour[]> {
+  const { rows } = await tx.query<MemoryNeighbour>(
+    `(SELECT id, kind, content, content_hash, subject_entity_id, version, 1 - (embedding::vector(${dims}) <=> $2::vector(${dims})) AS similarity
+      FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND user_id IS NOT DISTINCT FROM $1
+      ORDER BY embedding::vector(${dims}) <=> $2::vector(${dims}) LIMIT $3)
+     UNION
+     (SELECT id, kind, content, content_hash, subject_entity_id, version, 1.0 FROM memories
+      WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = $4)`,
+    [scope.userId, toVectorSql(vector), limit, hash],
+  );
+  return rows;
+}
+
+export interface MemoryInsert {
+  kind: string;
+  content: string;
+  content_hash: string;
+  fts_doc: string;
+  vector: number[];
+  importance: number;
+  confidence: number;
+  event_time: string | null;
+  time_precision: string | null;
+  occurred_at: string;
+  subject_entity_id: string | null;
+  dataset: string;
+  user_id: string | null;
+  agent_id: string | null;
+  session_id: string | null;
+  source_event_ids: string[];
+  version: number;
+}
+
+/**
+ * Inserts one active memory; returns its id, or the id of the active memory with the same content
+ * in the same user scope (the partial unique index makes replays and races converge).
+ * expires_at comes from the shortest TTL among the supporting events.
+ */
+export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string, dims: number, runId: string): Promise<{ id: string; inserted: boolean }> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
+       event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
+     VALUES ($1, $2, $3, to_tsvector('simple', $4), $5::vector, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19,
+       (SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id = ANY($20::uuid[]) AND e.ttl IS NOT NULL))
+     ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
+     RETURNING id`,
+    [m.kind, m.content, m.content_hash, m.fts_doc, toVectorSql(m.vector), model, dims, m.importance, m.confidence, m.event_time, m.time_precision,
+      m.occurred_at, m.subject_entity_id, m.dataset, m.user_id, m.agent_id, m.session_id, m.version, runId, m.source_event_ids],
+  );
+  if (rows[0]) return { id: rows[0].id, inserted: true };
+  const { rows: existing } = await tx.query<{ id: string }>(
+    `SELECT id FROM memories WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = $2`,
+    [m.user_id, m.content_hash],
+  );
+  return { id: (existing[0] as { id: string }).id, inserted: false };
+}
+
+/** CONFIRM: more evidence; confidence only grows. */
+export async function confirmMemory(tx: Queryable, id: string, confidence: number): Promise<void> {
+  await tx.query(`UPDATE memories SET confidence = least(0.99, greatest(confidence, $2) + 0.05), updated_at = now() WHERE id = $1`, [id, confidence]);
+}
+
+/** UPDATE: the old version leaves the active set and points at its successor (never overwritten). */
+export async function supersedeMemory(tx: Queryable, oldId: string, newId: string): Promise<void> {
+  await tx.query(
+    `UPDATE memories o SET status = 'superseded', superseded_by = $2, superseded_at = n.valid_from, updated_at = now()
+     FROM memories n WHERE o.id = $1 AND n.id = $2 AND o.status = 'active'`,
+    [oldId, newId],
+  );
+}
+
+export async function relateMemories(tx: Queryable, fromId: string, toId: string, relation: 'replaces' | 'enriches' | 'confirms' | 'challenges', isProgression: boolean): Promise<string | undefined> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO memory_relations (from_memory_id, to_memory_id, relation, is_progression) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (from_memory_id, to_memory_id, relation) DO UPDATE SET is_progression = EXCLUDED.is_progression RETURNING id`,
+    [fromId, toId, relation, isProgression],
+  );
+  return rows[0]?.id;
+}
+
+export async function linkMemoryEntities(tx: Queryable, links: Array<{ memoryId: string; entityId: string }>): Promise<void> {
+  if (links.length === 0) return;
+  await tx.query(
+    `INSERT INTO memory_entities (memory_id, entity_id) SELECT m, e FROM jsonb_to_recordset($1::jsonb) AS x(m uuid, e uuid) ON CONFLICT DO NOTHING`,
+    [JSON.stringify(links.map((l) => ({ m: l.memoryId, e: l.entityId })))],
+  );
+}

@@ -1,0 +1,71 @@
+import type { MemoryKind, ReconcileAction } from '../providers/llm/types.js';
+import { normalizeText } from './text.js';
+
+/** A new memory unit as reconcile sees it. */
+export interface NewUnit {
+  kind: MemoryKind;
+  content: string;
+  /** Entity id of the unit's subject, when resolved. */
+  subjectId: string | null;
+}
+
+/** An existing active memory near the new unit (cosine similarity of their vectors). */
+export interface Candidate {
+  id: string;
+  kind: string;
+  content: string;
+  subjectId: string | null;
+  similarity: number;
+}
+
+export interface Decision {
+  action: ReconcileAction;
+  /** The existing memory the action refers to (UPDATE, CONFIRM, CHALLENGE). */
+  targetId?: string;
+  reason: string;
+}
+
+/** Kinds whose newer statement replaces an older one about the same subject (a preference changes). */
+const REPLACEABLE = new Set<string>(['preference', 'profile', 'plan', 'decision']);
+const NEGATION = /\b(?:not|no longer|never|don't|doesn't|didn't|won't|isn't|aren't|wasn't|cannot|can't|stopped|quit|anymore)\b|不|没有|别|再也/i;
+
+export interface ReconcileThresholds {
+  /** At or above: the same statement (CONFIRM). */
+  same: number;
+  /** At or above, same kind and subject: a related statement (UPDATE or CHALLENGE). */
+  related: number;
+}
+
+/**
+ * Offline reconcile rules. The thresholds depend on the embedder (lexical hashing vectors score
+ * paraphrases lower than a semantic model), so they come from the embedder's profile.
+ * - same normalised text, or similarity ≥ same with the same kind → CONFIRM (add provenance)
+ * - same kind and subject, similarity ≥ related, exactly one side negated → CHALLENGE (keep both)
+ * - same replaceable kind (preference/profile/plan/decision) and subject, similarity ≥ related → UPDATE
+ * - otherwise → ADD
+ * NOOP is reserved for units that carry nothing (empty after normalisation).
+ */
+export function decide(unit: NewUnit, candidates: Candidate[], t: ReconcileThresholds): Decision {
+  const norm = normalizeText(unit.content);
+  if (norm.length === 0) return { action: 'NOOP', reason: 'empty' };
+  const sorted = [...candidates].sort((a, b) => b.similarity - a.similarity);
+  for (const c of sorted) {
+    if (normalizeText(c.content) === norm) return { action: 'CONFIRM', targetId: c.id, reason: 'same text' };
+  }
+  const best = sorted.find((c) => c.kind === unit.kind);
+  if (!best) return { action: 'ADD', reason: 'no candidate of this kind' };
+  if (best.similarity >= t.same) return { action: 'CONFIRM', targetId: best.id, reason: 'near-identical' };
+  const sameSubject = unit.subjectId !== null && best.subjectId === unit.subjectId;
+  if (sameSubject && best.similarity >= t.related) {
+    if (NEGATION.test(unit.content) !== NEGATION.test(best.content)) return { action: 'CHALLENGE', targetId: best.id, reason: 'negation differs' };
+    if (REPLACEABLE.has(unit.kind)) return { action: 'UPDATE', targetId: best.id, reason: 'newer statement of the same kind and subject' };
+  }
+  return { action: 'ADD', reason: 'new information' };
+}
+
+/** Thresholds per embedder family: semantic vectors are denser than lexical hashing ones. */
+export function thresholdsFor(model: string): ReconcileThresholds {
+  if (model.startsWith('local-hashing')) return { same: 0.9, related: 0.55 };
+  if (model === 'local-use-lite') return { same: 0.93, related: 0.7 };
+  return { same: 0.95, related: 0.8 };
+}

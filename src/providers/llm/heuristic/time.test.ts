@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { resolveTime } from './time.js';
+
+// A Monday afternoon.
+const AT = '2023-05-08T13:56:00.000Z';
+
+describe('resolveTime', () => {
+  it.each([
+    ['I went to a support group yesterday', '2023-05-07T00:00:00.000Z', 'day'],
+    ['we shipped it today', '2023-05-08T00:00:00.000Z', 'day'],
+    ['the demo is tomorrow', '2023-05-09T00:00:00.000Z', 'day'],
+    ['last week we moved offices', '2023-05-01T00:00:00.000Z', 'relative'],
+    ['next week I fly to Tokyo', '2023-05-15T00:00:00.000Z', 'relative'],
+    ['we are going camping next month', '2023-06-01T00:00:00.000Z', 'month'],
+    ['I painted that lake sunrise last year', '2022-01-01T00:00:00.000Z', 'year'],
+    ['I started transitioning three years ago', '2020-01-01T00:00:00.000Z', 'year'],
+    ['we met 2 days ago', '2023-05-06T00:00:00.000Z', 'day'],
+    ['I ran a charity race last Saturday', '2023-05-06T00:00:00.000Z', 'day'],
+    ['昨天我去了北京', '2023-05-07T00:00:00.000Z', 'day'],
+    ['我下个月去上海', '2023-06-01T00:00:00.000Z', 'month'],
+    ['去年我们搬家了', '2022-01-01T00:00:00.000Z', 'year'],
+  ])('resolves "%s" against the message time', (text, iso, precision) => {
+    expect(resolveTime(text, AT)).toEqual({ event_time: iso, time_precision: precision });
+  });
+
+  it.each([
+    ['The launch was on 8 May 2023', '2023-05-08T00:00:00.000Z', 'day'],
+    ['The launch was on May 8, 2023', '2023-05-08T00:00:00.000Z', 'day'],
+    ['released 2023-05-08', '2023-05-08T00:00:00.000Z', 'day'],
+    ['deployed at 2023-05-08T09:30:00Z', '2023-05-08T09:30:00.000Z', 'exact'],
+    ['we moved in May 2021', '2021-05-01T00:00:00.000Z', 'month'],
+    ['she was born in 1990', '1990-01-01T00:00:00.000Z', 'year'],
+    ['2023年5月8日发布', '2023-05-08T00:00:00.000Z', 'day'],
+  ])('reads the absolute date in "%s"', (text, iso, precision) => {
+    expect(resolveTime(text, AT)).toEqual({ event_time: iso, time_precision: precision });
+  });
+
+  it('finds no time where none is stated, and ignores ports, versions and the modal "may"', () => {
+    expect(resolveTime('The API runs on port 8787', AT)).toBeNull();
+    expect(resolveTime('Upgrade to v2.3.1 soon', AT)).toBeNull();
+    expect(resolveTime('You may want to restart it', AT)).toBeNull();
+  });
+
+  it('still reads absolute dates when occurredAt is not a date', () => {
+    expect(resolveTime('yesterday', 'not a date')).toBeNull();
+    expect(resolveTime('on 8 May 2023', 'not a date')?.time_precision).toBe('day');
+  });
+});

@@ -1,0 +1,43 @@
+import { withTenant } from '../../src/db/pool.js';
+import { eventsToChunk, insertChunks, type NewChunk } from '../../src/db/sql/chunks.js';
+import { finishRun, startRun } from '../../src/db/sql/runs.js';
+import { idsWithStatus } from '../../src/db/sql/triage.js';
+import { chunkText } from '../../src/domain/chunking.js';
+import { contentHash, ftsDocument } from '../../src/domain/text.js';
+import { defineStage } from '../../src/queue/stage.js';
+import { embedJob } from '../embed/schema.js';
+import { CHUNK_MAX_TOKENS, CHUNK_OVERLAP_TOKENS, ChunkInput, chunkKey } from './schema.js';
+
+/**
+ * Token-aware chunks on paragraph and sentence boundaries, with offsets into the event. Pure CPU
+ * plus one transaction; replay-safe through UNIQUE (event_id, idx) and the `triaged` status check.
+ */
+export const chunk = defineStage({
+  name: 'chunk',
+  input: ChunkInput,
+  key: chunkKey,
+  async handle({ tenantId, eventIds }, { deps, job }) {
+    return withTenant(deps.db, tenantId, async (tx) => {
+      const events = await eventsToChunk(tx, eventIds);
+      if (events.length === 0) return { chunks: 0 };
+      const rows: NewChunk[] = [];
+      for (const e of events) {
+        for (const c of chunkText(e.content, { maxTokens: CHUNK_MAX_TOKENS, overlapTokens: CHUNK_OVERLAP_TOKENS })) {
+          rows.push({
+            event_id: e.id, idx: c.index, content: c.text, start_offset: c.start, end_offset: c.end, tokens: c.tokens,
+            content_hash: contentHash(c.text), fts_doc: ftsDocument(c.text),
+            dataset: e.dataset, user_id: e.user_id, agent_id: e.agent_id, session_id: e.session_id, occurred_at: e.occurred_at,
+          });
+        }
+      }
+      const runId = await startRun(tx, { stage: 'chunk', jobId: job.id });
+      await insertChunks(tx, rows, events.map((e) => e.id), runId);
+      await finishRun(tx, runId, { events: events.length, chunks: rows.length });
+      return { chunks: rows.length };
+    });
+  },
+  async next({ tenantId, eventIds }, _result, { deps }) {
+    const chunked = await withTenant(deps.db, tenantId, (tx) => idsWithStatus(tx, eventIds, 'chunked'));
+    return chunked.length > 0 ? [embedJob(tenantId, chunked)] : [];
+  },
+});

@@ -1,0 +1,110 @@
+import type { EventToExtract } from '../../src/db/sql/extract-events.js';
+import { contentHash, ftsDocument, normalizeText } from '../../src/domain/text.js';
+import type { ExtractMessage, ExtractionResult, MemoryKind } from '../../src/providers/llm/types.js';
+
+/** Messages for an extractor: small integer indexes, never UUIDs. */
+export function toMessages(events: EventToExtract[]): ExtractMessage[] {
+  return events.map((e, index) => {
+    const speaker = typeof e.metadata?.speaker === 'string' ? e.metadata.speaker : typeof e.metadata?.name === 'string' ? e.metadata.name : undefined;
+    return { index, type: e.type, role: e.role ?? undefined, speaker, content: e.content, occurredAt: e.occurred_at.toISOString() };
+  });
+}
+
+/** Entity identity: NFKC, lower case, single spaces, no surrounding punctuation or possessive. */
+export function normalizeEntityName(name: string): string {
+  return name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/['’]s\b/g, '')
+    .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}+#]+$/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export interface PreparedEntity {
+  name: string;
+  normalized: string;
+  type: string;
+  description: string;
+  ftsDoc: string;
+  eventIds: string[];
+}
+
+export interface PreparedMemory {
+  kind: MemoryKind;
+  content: string;
+  hash: string;
+  ftsDoc: string;
+  importance: number;
+  confidence: number;
+  eventTime: string | null;
+  timePrecision: string | null;
+  subject: string | null;
+  entities: string[];
+  eventIds: string[];
+  occurredAt: string;
+}
+
+export interface PreparedTriplet {
+  source: string;
+  relation: string;
+  target: string;
+  description: string;
+  eventIds: string[];
+  validAt: string;
+}
+
+export interface Prepared {
+  entities: PreparedEntity[];
+  memories: PreparedMemory[];
+  triplets: PreparedTriplet[];
+}
+
+/**
+ * Maps an extraction (message indexes) to rows (event ids): entities deduplicated by normalised
+ * name + type with the union of their sources; memories deduplicated by normalised content; every
+ * triplet end resolvable to an entity (added as `concept` when the extractor forgot it).
+ */
+export function prepare(result: ExtractionResult, events: EventToExtract[]): Prepared {
+  const eventIdsOf = (sources: number[]) => [...new Set(sources.map((i) => events[i]?.id).filter((id): id is string => id !== undefined))];
+  const latest = (ids: string[]) => new Date(Math.max(...ids.map((id) => events.find((e) => e.id === id)?.occurred_at.getTime() ?? 0))).toISOString();
+  const entities = new Map<string, PreparedEntity>();
+  const addEntity = (name: string, type: string, description: string, eventIds: string[]) => {
+    const normalized = normalizeEntityName(name);
+    if (!normalized || eventIds.length === 0) return;
+    const key = `${normalized}\u0000${type}`;
+    const found = entities.get(key);
+    if (found) {
+      found.eventIds = [...new Set([...found.eventIds, ...eventIds])];
+      if (!found.description && description) found.description = description;
+    } else entities.set(key, { name: name.trim(), normalized, type: type.toLowerCase(), description, ftsDoc: ftsDocument(`${name} ${description}`), eventIds });
+  };
+  for (const e of result.entities) addEntity(e.name, e.type, e.description, eventIdsOf(e.sources));
+  const known = (name: string) => [...entities.values()].some((e) => e.normalized === normalizeEntityName(name));
+
+  const memories = new Map<string, PreparedMemory>();
+  for (const m of result.memories) {
+    const eventIds = eventIdsOf(m.sources);
+    if (eventIds.length === 0) continue; // no evidence, no memory
+    const norm = normalizeText(m.content);
+    const found = memories.get(norm);
+    if (found) {
+      found.eventIds = [...new Set([...found.eventIds, ...eventIds])];
+      continue;
+    }
+    const importance = Math.max(m.importance, ...eventIds.map((id) => events.find((e) => e.id === id)?.importance ?? 0));
+    memories.set(norm, {
+      kind: m.kind, content: m.content.trim(), hash: contentHash(norm), ftsDoc: ftsDocument(m.content), importance: Math.min(10, importance),
+      confidence: m.confidence, eventTime: m.event_time ?? null, timePrecision: m.event_time ? (m.time_precision ?? 'exact') : null,
+      subject: m.subject ?? null, entities: m.entities, eventIds, occurredAt: latest(eventIds),
+    });
+  }
+  const triplets: PreparedTriplet[] = [];
+  for (const t of result.triplets) {
+    const eventIds = eventIdsOf(t.sources);
+    if (eventIds.length === 0) continue;
+    for (const end of [t.source, t.target]) if (!known(end)) addEntity(end, 'concept', '', eventIds);
+    triplets.push({ source: t.source, relation: t.relation.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_|_$/g, ''), target: t.target, description: t.description, eventIds, validAt: latest(eventIds) });
+  }
+  return { entities: [...entities.values()], memories: [...memories.values()], triplets: triplets.filter((t) => t.relation.length > 0) };
+}

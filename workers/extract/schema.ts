@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import type { Config } from '../../src/config.js';
+import { shortHash } from '../../src/domain/ids.js';
+import type { NextJob } from '../../src/queue/stage.js';
+
+/** All not-yet-extracted events of one extraction key (a session, a user's loose events, a document). */
+export const ExtractInput = z.object({
+  tenantId: z.string().min(1),
+  extractKey: z.string().min(1).max(500),
+});
+export type ExtractInput = z.infer<typeof ExtractInput>;
+
+/** Events handled by one extraction pass; a longer backlog continues in a follow-up job. */
+export const EXTRACT_BATCH = 100;
+
+/** Debounce identity: one pending extraction per (tenant, key). */
+export const extractDedupId = (i: ExtractInput): string => `extract-${i.tenantId}-${shortHash(i.extractKey)}`;
+
+/**
+ * Job ids must be unique per run (a completed job keeps its id for a while and would swallow a
+ * later add); the debounce identity is the deduplication id instead.
+ */
+export const extractKey = (i: ExtractInput): string => `${extractDedupId(i)}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+/**
+ * A debounced extraction: each new event in the key restarts the quiet period
+ * (EXTRACT_DEBOUNCE_MS); once the oldest waiting event is older than EXTRACT_MAX_WAIT_MS the job
+ * runs at once, so a never-ending session is still extracted regularly.
+ */
+export function extractJob(config: Config, tenantId: string, key: string, oldest: Date, now = Date.now()): NextJob {
+  const waited = now - oldest.getTime();
+  const delay = waited >= config.EXTRACT_MAX_WAIT_MS ? 0 : Math.min(config.EXTRACT_DEBOUNCE_MS, config.EXTRACT_MAX_WAIT_MS - waited);
+  const input = { tenantId, extractKey: key };
+  return {
+    stage: 'extract',
+    input,
+    opts: { delay, deduplication: { id: extractDedupId(input), ttl: Math.max(delay, 1), extend: true, replace: true } },
+  };
+}

@@ -1,0 +1,43 @@
+import { withTenant } from '../../src/db/pool.js';
+import { claimReceived, findSessionDuplicates, idsWithStatus, saveTriage, type ReceivedEvent, type TriageOutcome } from '../../src/db/sql/triage.js';
+import { extractKeyOf, needsExtraction } from '../../src/domain/routing.js';
+import { heuristicTriage } from '../../src/providers/llm/heuristic/index.js';
+import { defineStage } from '../../src/queue/stage.js';
+import { chunkJob } from '../chunk/schema.js';
+import { TRIAGE_BATCH, TriageInput, triageKey } from './schema.js';
+
+/**
+ * The cheap gate: acknowledgements, empty tool chatter and exact duplicates within a session are
+ * skipped with a reason; documents go to chunking like everything kept; conversational events are
+ * marked for session extraction. Heuristic, no provider call.
+ */
+export const triage = defineStage({
+  name: 'triage',
+  input: TriageInput,
+  key: triageKey,
+  async handle({ tenantId, eventId }, { deps, log }) {
+    const outcomes = await withTenant(deps.db, tenantId, async (tx) => {
+      const claimed = await claimReceived(tx, eventId, TRIAGE_BATCH);
+      if (claimed.length === 0) return [];
+      const duplicates = await findSessionDuplicates(tx, claimed.map((e) => e.id));
+      const result = claimed.map((e) => verdict(e, duplicates.has(e.id)));
+      await saveTriage(tx, result);
+      return result;
+    });
+    if (outcomes.length > 0) log.debug({ triaged: outcomes.length, skipped: outcomes.filter((o) => !o.keep).length }, 'triaged events');
+    return { triagedIds: outcomes.filter((o) => o.keep).map((o) => o.id) };
+  },
+  // From stored state: this job's event (if still waiting for chunking) plus what it triaged now.
+  async next({ tenantId, eventId }, result, { deps }) {
+    const waiting = await withTenant(deps.db, tenantId, (tx) => idsWithStatus(tx, [...new Set([eventId, ...result.triagedIds])], 'triaged'));
+    return waiting.length > 0 ? [chunkJob(tenantId, waiting)] : [];
+  },
+});
+
+function verdict(e: ReceivedEvent, duplicate: boolean): TriageOutcome {
+  const v = heuristicTriage(e.content, e.type);
+  const keep = v.keep && !duplicate;
+  const reason = duplicate ? 'duplicate' : v.keep ? null : (v.reason ?? 'noise');
+  const priority = e.importance !== null ? Math.max(1, 11 - e.importance) : v.priority;
+  return { id: e.id, keep, reason, priority, extract: needsExtraction(e.type), extract_key: extractKeyOf(e) };
+}
