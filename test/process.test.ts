@@ -27,7 +27,7 @@ async function eventCount(url: string): Promise<number> {
   return ((await res.json()) as { objects: { events: number } }).objects.events;
 }
 
-describe.each([
+describe.each<[string, Record<string, string>]>([
   ['embedded (PostgreSQL queue backend)', {}],
   ['embedded database + Redis queues', { REDIS_URL }],
 ])('memloom start, %s', (_name, extra) => {

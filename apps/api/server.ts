@@ -5,6 +5,8 @@ import { registerBullBoard } from './bull-board.js';
 import { errorHandler } from './errors.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { eventRoutes } from './routes/events.js';
+import { recallRoutes } from './routes/recall.js';
+import { deadLetterRoutes } from './routes/dead-letters.js';
 import { registerStrictJson } from './json.js';
 
 export interface ApiOptions {
@@ -29,6 +31,8 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   registerStrictJson(app);
   opsRoutes(app, deps, opts.readiness ?? { checks: [] });
   eventRoutes(app, deps);
+  recallRoutes(app, deps);
+  deadLetterRoutes(app, deps);
   await registerBullBoard(app, deps.queues);
   return app;
 }

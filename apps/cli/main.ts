@@ -7,6 +7,7 @@ import { QUEUE_NAMES, isQueueName, type QueueName } from '../../src/queue/names.
 import { migrate } from '../../src/db/migrator.js';
 import { parseArgs, flagString, type ParsedArgs } from './args.js';
 import { serve } from './commands/serve.js';
+import { ingest } from './commands/ingest.js';
 
 const USAGE = `memloom — long-term memory for AI agents
 
@@ -18,6 +19,8 @@ Usage: memloom <command> [options]
   worker [--queues a,b]      pipeline workers (default: all queues: ${QUEUE_NAMES.join(',')})
   scheduler                  registers the periodic maintenance schedules
   migrate                    applies database migrations and exits
+  ingest <file|dir> [--url URL] [--api-key KEY] [--batch 500]
+                             posts the events of JSONL files to the API, with a progress bar
 
 Configuration comes from the environment and .env (see README).`;
 
@@ -30,6 +33,7 @@ const COMMANDS: Record<string, Command> = {
   scheduler: (c, l) => serve(c, l, { api: false, watcher: false, workers: [], scheduler: true }),
   worker: (c, l, args) => serve(c, l, { api: false, watcher: false, workers: parseQueues(flagString(args, 'queues')), scheduler: false }),
   migrate: runMigrate,
+  ingest,
 };
 
 function parseQueues(value: string | undefined): QueueName[] {

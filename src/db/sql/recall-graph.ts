@@ -1,0 +1,80 @@
+import type { Queryable } from '../pool.js';
+import { Params, tsqueryOf } from './recall-filters.js';
+
+export interface TripletRow {
+  id: string;
+  source: string;
+  source_id: string;
+  relation: string;
+  target: string;
+  target_id: string;
+  description: string;
+  valid_at: Date;
+  created_at: Date;
+  rank: number;
+  event_ids: string[];
+}
+
+/**
+ * Current triplets that match the query words or touch the given entities, with their supporting
+ * events. Edges carry no user scope of their own: they are scoped through their provenance events.
+ */
+export async function searchTriplets(
+  tx: Queryable,
+  terms: string[],
+  entityIds: string[],
+  scope: { userId?: string | undefined; dataset?: string | undefined; sessionId?: string | undefined },
+  k: number,
+): Promise<TripletRow[]> {
+  const p = new Params();
+  const tsq = terms.length > 0 ? tsqueryOf(p, terms) : 'NULL::tsquery';
+  const ents = p.add(entityIds);
+  const scopeSql: string[] = [];
+  if (scope.userId !== undefined) scopeSql.push(`ev.user_id = ${p.add(scope.userId)}`);
+  if (scope.dataset !== undefined) scopeSql.push(`ev.dataset = ${p.add(scope.dataset)}`);
+  if (scope.sessionId !== undefined) scopeSql.push(`ev.session_id = ${p.add(scope.sessionId)}`);
+  const { rows } = await tx.query<TripletRow>(
+    `WITH q AS (SELECT ${tsq} AS q)
+     SELECT ed.id, s.name AS source, s.id AS source_id, ed.relation, t.name AS target, t.id AS target_id, ed.description,
+            ed.valid_at, ed.created_at,
+            coalesce(ts_rank(ed.fts, q.q, 1), 0) + CASE WHEN ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]) THEN 0.5 ELSE 0 END AS rank,
+            ev.ids AS event_ids
+     FROM edges ed CROSS JOIN q
+     JOIN entities s ON s.id = ed.source_entity_id JOIN entities t ON t.id = ed.target_entity_id
+     CROSS JOIN LATERAL (SELECT array_agg(p.event_id) AS ids FROM provenance p JOIN events ev ON ev.id = p.event_id
+                         WHERE p.object_type = 'edge' AND p.object_id = ed.id ${scopeSql.length ? `AND ${scopeSql.join(' AND ')}` : ''}) ev
+     WHERE ed.invalid_at IS NULL AND ev.ids IS NOT NULL
+       AND ((q.q IS NOT NULL AND ed.fts @@ q.q) OR ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]))
+     ORDER BY rank DESC LIMIT ${p.add(k)}`,
+    p.values,
+  );
+  return rows;
+}
+
+/** Evidence chunks of the given events (first chunk of each), for triplets' source chunks. */
+export async function chunksOfEvents(tx: Queryable, eventIds: string[]): Promise<Array<{ id: string; content: string; event_id: string }>> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await tx.query<{ id: string; content: string; event_id: string }>(
+    `SELECT DISTINCT ON (event_id) id, content, event_id FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY event_id, idx`,
+    [eventIds],
+  );
+  return rows;
+}
+
+export async function recordRecall(tx: Queryable, r: { query: string; params: unknown; userId: string | null; resultIds: string[]; tookMs: number }): Promise<string> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO recall_log (query, params, user_id, result_ids, took_ms) VALUES ($1, $2, $3, $4::uuid[], $5) RETURNING id`,
+    [r.query, JSON.stringify(r.params), r.userId, r.resultIds, r.tookMs],
+  );
+  return (rows[0] as { id: string }).id;
+}
+
+/** Access signals, batched off the response path: counts and last access of returned memories. */
+export async function recordAccess(tx: Queryable, counts: Map<string, number>): Promise<void> {
+  if (counts.size === 0) return;
+  await tx.query(
+    `UPDATE memories m SET access_count = m.access_count + x.n, last_accessed_at = now()
+     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, n int) WHERE m.id = x.id`,
+    [JSON.stringify([...counts].map(([id, n]) => ({ id, n })))],
+  );
+}

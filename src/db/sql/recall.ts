@@ -1,0 +1,152 @@
+import type { Queryable } from '../pool.js';
+import { Params, chunkConditions, memoryConditions, tsqueryOf, where, type RecallScope } from './recall-filters.js';
+import { toVectorSql } from './vector.js';
+
+export interface Hit {
+  id: string;
+  score: number;
+}
+
+type Table = 'memories' | 'chunks';
+
+function conditions(table: Table, f: RecallScope, p: Params): string[] {
+  return table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p);
+}
+const alias = (t: Table) => (t === 'memories' ? 'm' : 'c');
+
+/**
+ * Nearest neighbours by cosine through the partial HNSW expression index. Filters apply inside the
+ * index scan: pgvector ≥ 0.8 iterative scans keep walking the graph until `k` rows pass them
+ * (set by the caller with setVectorSearch), so a narrow scope does not starve results.
+ */
+export async function vectorSearch(tx: Queryable, table: Table, f: RecallScope, vector: number[], dims: number, k: number): Promise<Hit[]> {
+  const p = new Params();
+  const q = p.add(toVectorSql(vector));
+  const a = alias(table);
+  const c = [`${a}.embedding_dims = ${dims}`, ...conditions(table, f, p)];
+  const { rows } = await tx.query<Hit>(
+    `SELECT ${a}.id, 1 - (${a}.embedding::vector(${dims}) <=> ${q}::vector(${dims})) AS score FROM ${table} ${a}
+     WHERE ${where(c)} ORDER BY ${a}.embedding::vector(${dims}) <=> ${q}::vector(${dims}) LIMIT ${p.add(k)}`,
+    p.values,
+  );
+  return rows;
+}
+
+/** Full-text candidates (GIN), ranked by ts_rank with length normalisation. */
+export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope, terms: string[], k: number): Promise<Hit[]> {
+  if (terms.length === 0) return [];
+  const p = new Params();
+  const a = alias(table);
+  const tsq = tsqueryOf(p, terms);
+  const c = [`${a}.fts @@ q.q`, ...conditions(table, f, p)];
+  const { rows } = await tx.query<Hit>(
+    `WITH q AS (SELECT ${tsq} AS q)
+     SELECT ${a}.id, ts_rank(${a}.fts, q.q, 1) AS score FROM ${table} ${a}, q WHERE ${where(c)} ORDER BY score DESC LIMIT ${p.add(k)}`,
+    p.values,
+  );
+  return rows;
+}
+
+/** Entities the query names: full-text prefilter on the entity index, then the normalised name must occur in the query. */
+export async function entitiesInQuery(tx: Queryable, normalizedQuery: string, terms: string[], limit: number): Promise<string[]> {
+  if (terms.length === 0) return [];
+  const p = new Params();
+  const tsq = tsqueryOf(p, terms);
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT e.id FROM entities e WHERE e.fts @@ ${tsq} AND length(e.normalized_name) >= 2
+       AND position(e.normalized_name IN ${p.add(normalizedQuery)}) > 0
+     ORDER BY length(e.normalized_name) DESC LIMIT ${p.add(limit)}`,
+    p.values,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Entities one or two hops from `seeds` over current edges, with their hop distance. */
+export async function neighbourEntities(tx: Queryable, seeds: string[], maxHops: 1 | 2, fanout: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  let frontier = seeds;
+  const seen = new Set(seeds);
+  for (let hop = 1; hop <= maxHops && frontier.length > 0; hop++) {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT DISTINCT n.id FROM (
+         SELECT target_entity_id AS id FROM edges WHERE source_entity_id = ANY($1::uuid[]) AND invalid_at IS NULL
+         UNION ALL SELECT source_entity_id FROM edges WHERE target_entity_id = ANY($1::uuid[]) AND invalid_at IS NULL) n LIMIT $2`,
+      [frontier, fanout],
+    );
+    frontier = rows.map((r) => r.id).filter((id) => !seen.has(id));
+    for (const id of frontier) {
+      seen.add(id);
+      out.set(id, hop);
+    }
+  }
+  return out;
+}
+
+/** Memories linked to the given entities (within the scope). */
+export async function memoriesOfEntities(tx: Queryable, f: RecallScope, entityIds: string[], k: number): Promise<Array<{ id: string; entity_id: string }>> {
+  if (entityIds.length === 0) return [];
+  const p = new Params();
+  const c = [`me.entity_id = ANY(${p.add(entityIds)}::uuid[])`, ...memoryConditions(f, p)];
+  const { rows } = await tx.query<{ id: string; entity_id: string }>(
+    `SELECT m.id, me.entity_id FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE ${where(c)}
+     ORDER BY m.importance DESC, m.occurred_at DESC LIMIT ${p.add(k)}`,
+    p.values,
+  );
+  return rows;
+}
+
+export interface MemoryRow {
+  id: string;
+  kind: string;
+  content: string;
+  status: string;
+  importance: number;
+  is_crystal: boolean;
+  version: number;
+  rank_weight: number;
+  occurred_at: Date;
+  event_time: Date | null;
+  created_at: Date;
+  session_id: string | null;
+  dataset: string;
+  event_ids: string[];
+}
+
+export async function loadMemories(tx: Queryable, ids: string[]): Promise<MemoryRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await tx.query<MemoryRow>(
+    `SELECT m.id, m.kind, m.content, m.status, m.importance, m.is_crystal, m.version, m.rank_weight, m.occurred_at, m.event_time,
+            m.created_at, m.session_id, m.dataset,
+            coalesce((SELECT array_agg(p.event_id ORDER BY p.created_at) FROM provenance p WHERE p.object_type = 'memory' AND p.object_id = m.id), '{}') AS event_ids
+     FROM memories m WHERE m.id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return rows;
+}
+
+export interface ChunkRow {
+  id: string;
+  content: string;
+  event_id: string;
+  occurred_at: Date;
+  created_at: Date;
+  session_id: string | null;
+  dataset: string;
+  importance: number | null;
+}
+
+export async function loadChunks(tx: Queryable, ids: string[]): Promise<ChunkRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await tx.query<ChunkRow>(
+    `SELECT c.id, c.content, c.event_id, c.occurred_at, c.created_at, c.session_id, c.dataset, e.importance
+     FROM chunks c JOIN events e ON e.id = c.event_id WHERE c.id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return rows;
+}
+
+/** pgvector ≥ 0.8 filters inside the HNSW scan (iterative); older versions get a wider ef_search. */
+export async function setVectorSearch(tx: Queryable, iterative: boolean, efSearch: number): Promise<void> {
+  if (iterative) await tx.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`, [String(efSearch)]);
+  else await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(efSearch)]);
+}

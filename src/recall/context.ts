@@ -1,0 +1,58 @@
+import type { Deps } from '../deps.js';
+import { withTenant, type Tx } from '../db/pool.js';
+import { setVectorSearch } from '../db/sql/recall.js';
+import type { RecallScope } from '../db/sql/recall-filters.js';
+import { ftsQuery, normalizeText } from '../domain/text.js';
+import type { RecallInput } from './schema.js';
+
+/** Everything the retrievers share for one recall: parsed query, its vector, scope, and a way to run SQL. */
+export interface RecallContext {
+  deps: Deps;
+  tenantId: string;
+  input: RecallInput;
+  scope: RecallScope;
+  terms: string[];
+  normalizedQuery: string;
+  vector: number[];
+  dims: number;
+  now: Date;
+  /** Runs `fn` in its own tenant transaction (retrievers run in parallel on separate connections). */
+  run<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+let iterativeScan: boolean | undefined;
+
+/** pgvector ≥ 0.8 has iterative index scans (filters inside the HNSW walk). Checked once per process. */
+async function supportsIterativeScan(deps: Deps): Promise<boolean> {
+  if (iterativeScan === undefined) {
+    const { rows } = await deps.db.query<{ v: string }>(`SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'`);
+    const [major = 0, minor = 0] = (rows[0]?.v ?? '0.0').split('.').map(Number);
+    iterativeScan = major > 0 || minor >= 8;
+  }
+  return iterativeScan;
+}
+
+export async function recallContext(deps: Deps, tenantId: string, input: RecallInput): Promise<RecallContext> {
+  const embeddings = deps.providers.embeddings;
+  const [{ vectors }, iterative] = await Promise.all([embeddings.embed([input.query], 'query'), supportsIterativeScan(deps)]);
+  const ef = Math.max(64, input.limit * 8);
+  return {
+    deps,
+    tenantId,
+    input,
+    scope: {
+      userId: input.user_id, agentId: input.agent_id, sessionId: input.session_id, dataset: input.dataset, kinds: input.kinds,
+      since: input.since, until: input.until, asOf: input.as_of, includeHistory: input.include_history,
+    },
+    terms: ftsQuery(input.query),
+    normalizedQuery: ` ${normalizeText(input.query)} `,
+    vector: vectors[0] as number[],
+    dims: embeddings.dimensions,
+    now: input.as_of ? new Date(input.as_of) : new Date(),
+    run: (fn) =>
+      withTenant(deps.db, tenantId, async (tx) => {
+        await setVectorSearch(tx, iterative, ef);
+        return fn(tx);
+      }),
+  };
+}

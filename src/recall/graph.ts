@@ -1,0 +1,29 @@
+import { entitiesInQuery } from '../db/sql/recall.js';
+import { chunksOfEvents, searchTriplets } from '../db/sql/recall-graph.js';
+import { fuse } from '../domain/scoring.js';
+import type { RecallContext } from './context.js';
+import type { RecallResult } from './schema.js';
+
+/**
+ * Triplets with direction relative to the entities the query names (`out`: the named entity is the
+ * source, `in`: the target, `none`: matched by words only), each with its evidence chunks.
+ */
+export async function recallGraph(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
+  return ctx.run(async (tx) => {
+    const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10);
+    const rows = await searchTriplets(tx, ctx.terms, named, { userId: ctx.scope.userId, dataset: ctx.scope.dataset, sessionId: ctx.scope.sessionId }, limit);
+    const chunks = await chunksOfEvents(tx, [...new Set(rows.flatMap((r) => r.event_ids))]);
+    const maxRank = Math.max(1e-9, ...rows.map((r) => Number(r.rank)));
+    const namedSet = new Set(named);
+    return rows.map((r): RecallResult => {
+      const direction = namedSet.has(r.source_id) ? 'out' : namedSet.has(r.target_id) ? 'in' : 'none';
+      const { score, scores } = fuse({ keyword: Number(r.rank) / maxRank, entity: direction === 'none' ? 0 : 1, occurredAt: r.valid_at, importance: 5 }, ctx.now);
+      return {
+        id: r.id, type: 'triplet', content: `${r.source} ${r.relation.replace(/_/g, ' ')} ${r.target}${r.description ? ` — ${r.description}` : ''}`,
+        score, scores, occurred_at: r.valid_at.toISOString(), recorded_at: r.created_at.toISOString(),
+        source: { event_ids: r.event_ids, session_id: null, dataset: null },
+        triplet: { source: r.source, relation: r.relation, target: r.target, direction, chunks: chunks.filter((c) => r.event_ids.includes(c.event_id)).slice(0, 3) },
+      };
+    });
+  });
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { MEMORY_KINDS } from '../providers/llm/types.js';
+
+const id = z.string().trim().min(1).max(200);
+const time = z.iso.datetime({ offset: true, error: 'an ISO-8601 timestamp with a time zone' });
+
+export const RECALL_MODES = ['memories', 'chunks', 'graph', 'auto'] as const;
+export type RecallMode = (typeof RECALL_MODES)[number];
+
+/** POST /v1/recall (DESIGN §5). */
+export const RecallInput = z
+  .object({
+    query: z.string().trim().min(1, 'query must not be empty').max(10_000),
+    user_id: id.optional(),
+    agent_id: id.optional(),
+    session_id: id.optional(),
+    dataset: id.optional(),
+    kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional(),
+    limit: z.number().int().min(1).max(100).default(10),
+    mode: z.enum(RECALL_MODES).default('memories'),
+    since: time.optional(),
+    until: time.optional(),
+    /** "What did we believe at time T": versions valid then, superseded or not. */
+    as_of: time.optional(),
+    /** Include superseded and archived memories. */
+    include_history: z.boolean().default(false),
+  })
+  .strict();
+export type RecallInput = z.infer<typeof RecallInput>;
+
+export interface ResultScores {
+  vector: number;
+  keyword: number;
+  entity: number;
+  graph: number;
+  freshness: number;
+  importance: number;
+  boost: number;
+}
+
+export interface RecallResult {
+  id: string;
+  type: 'memory' | 'chunk' | 'triplet';
+  content: string;
+  score: number;
+  scores: ResultScores;
+  kind?: string;
+  status?: string;
+  occurred_at: string;
+  recorded_at: string;
+  source: { event_ids: string[]; session_id: string | null; dataset: string | null };
+  triplet?: { source: string; relation: string; target: string; direction: 'out' | 'in' | 'none'; chunks: Array<{ id: string; content: string; event_id: string }> };
+}
