@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Deps } from '../../src/deps.js';
 import { resolveTenant } from './auth.js';
 import { registerBullBoard } from './bull-board.js';
@@ -17,6 +17,8 @@ export interface ApiOptions {
 export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log.child({ component: 'api' }) as unknown as FastifyBaseLogger,
+    // Per-request logs would dominate at thousands of events/s; errors are logged at the boundary.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
   });

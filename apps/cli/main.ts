@@ -8,6 +8,7 @@ import { migrate } from '../../src/db/migrator.js';
 import { parseArgs, flagString, type ParsedArgs } from './args.js';
 import { serve } from './commands/serve.js';
 import { ingest } from './commands/ingest.js';
+import { bench } from './commands/bench/index.js';
 
 const USAGE = `memloom — long-term memory for AI agents
 
@@ -19,6 +20,7 @@ Usage: memloom <command> [options]
   worker [--queues a,b]      pipeline workers (default: all queues: ${QUEUE_NAMES.join(',')})
   scheduler                  registers the periodic maintenance schedules
   migrate                    applies database migrations and exits
+  bench recall --locomo F    retrieval quality on a LoCoMo-format file (evidence recall@5/10/25)
   ingest <file|dir> [--url URL] [--api-key KEY] [--batch 500]
                              posts the events of JSONL files to the API, with a progress bar
 
@@ -34,6 +36,7 @@ const COMMANDS: Record<string, Command> = {
   worker: (c, l, args) => serve(c, l, { api: false, watcher: false, workers: parseQueues(flagString(args, 'queues')), scheduler: false }),
   migrate: runMigrate,
   ingest,
+  bench,
 };
 
 function parseQueues(value: string | undefined): QueueName[] {
