@@ -3,9 +3,6 @@
  * tags, and the sentence's grammatical shape (subject head, first verb, dropped subject).
  */
 import nlp from 'compromise';
-import { PRONOUNS } from './lexicon.js';
-
-export type Doc = ReturnType<typeof nlp>;
 
 export interface Term {
   /** Surface text ('' for the hidden half of a contraction). */
@@ -24,8 +21,6 @@ export type DroppedSubject = 'past' | 'perfect' | 'gerund' | 'present' | 'aux' |
 
 export interface Analysis {
   text: string;
-  lower: string;
-  doc: Doc;
   terms: Term[];
   /** Lower-case head word of the subject before the first verb, if any. */
   subjectHead: string | null;
@@ -73,7 +68,6 @@ export function analyse(text: string): Analysis {
       });
     }
   }
-  const lower = text.toLowerCase();
   const firstPerson = FIRST_PERSON_RE.test(text);
   let firstVerb = terms.findIndex((t) => t.tags.has('Verb'));
   if (firstVerb < 0) firstVerb = pluralAsVerb(terms);
@@ -99,13 +93,15 @@ export function analyse(text: string): Analysis {
       if (after.includes('be')) deicticSubject = true;
       else droppedSubject = 'aux';
     } else if (v.word === 'been') droppedSubject = 'perfect';
-    else if (SPEAKER_VERBS.has(v.word) && !finiteVerbAfter(terms, firstVerb)) droppedSubject = 'present'; // not "Love and acceptance can ..." 
+    // "Love that painting!" is the speaker; "Love and acceptance can ..." has a verb of its own.
+    else if (SPEAKER_VERBS.has(v.word) && !finiteVerbAfter(terms, firstVerb)) droppedSubject = 'present';
     else if (v.tags.has('Gerund')) {
       // "Talking about X is crucial": the gerund phrase is the subject.
       if (finiteVerbAfter(terms, firstVerb)) subjectHead = v.word;
       else droppedSubject = 'gerund';
     } else if (v.tags.has('PastTense') && !v.tags.has('Participle')) droppedSubject = 'past';
-    else if (/[^s]s$/.test(v.word) && v.tags.has('PresentTense') && !v.tags.has('Infinitive')) deicticSubject = true; // "Reminds me ..." hides "it"
+    // "Reminds me of ..." hides "it".
+    else if (/[^s]s$/.test(v.word) && v.tags.has('PresentTense') && !v.tags.has('Infinitive')) deicticSubject = true;
     else imperative = v.tags.has('Infinitive') || v.tags.has('Imperative') || v.tags.has('PresentTense');
   }
 
@@ -122,7 +118,7 @@ export function analyse(text: string): Analysis {
       (v.word === 'was' && next !== undefined && next.tags.has('Gerund')) ||
       ((v.word === 'have' || v.word === 'had') && v.tags.has('Auxiliary') && next !== undefined && next.tags.has('Participle'));
   }
-  return { text, lower, doc, terms, subjectHead, droppedSubject, imperative, pastFirstPerson, firstPerson, hasVerb, deicticSubject };
+  return { text, terms, subjectHead, droppedSubject, imperative, pastFirstPerson, firstPerson, hasVerb, deicticSubject };
 }
 
 /**
@@ -132,11 +128,24 @@ export function analyse(text: string): Analysis {
 function pluralAsVerb(terms: readonly Term[]): number {
   for (let i = 1; i < terms.length - 1; i++) {
     const [prev, t, next] = [terms[i - 1] as Term, terms[i] as Term, terms[i + 1] as Term];
-    if (t.tags.has('Plural') && /[^s]s$/.test(t.word) && prev.tags.has('Noun') && !prev.tags.has('Pronoun') && (next.tags.has('Preposition') || next.tags.has('Determiner'))) {
+    const afterNoun = prev.tags.has('Noun') && !prev.tags.has('Pronoun');
+    const beforeObject = next.tags.has('Preposition') || next.tags.has('Determiner');
+    if (t.tags.has('Plural') && /[^s]s$/.test(t.word) && afterNoun && beforeObject) {
       return i;
     }
   }
   return -1;
+}
+
+/**
+ * Chinese gets no English parse: the rules that read terms (subject, tense) do not apply, and
+ * the Chinese cue patterns in classify.ts do the work. "我" makes it first person.
+ */
+export function analyseChinese(text: string): Analysis {
+  return {
+    text, terms: [], subjectHead: null, droppedSubject: null, imperative: false,
+    pastFirstPerson: false, firstPerson: /我/.test(text), hasVerb: true, deicticSubject: false,
+  };
 }
 
 function onlySkippableBefore(terms: Term[], index: number): boolean {
@@ -152,15 +161,12 @@ function finiteVerbAfter(terms: Term[], index: number): boolean {
   if (/[,;:—–]|\s-\s/.test(terms[index]?.post ?? '')) return false;
   for (let i = index + 1; i < terms.length; i++) {
     const t = terms[i] as Term;
-    const finite = t.tags.has('Copula') || t.tags.has('Modal') || ((t.tags.has('PresentTense') || t.tags.has('PastTense')) && !t.tags.has('Gerund') && !t.tags.has('Infinitive'));
+    const tensed = (t.tags.has('PresentTense') || t.tags.has('PastTense')) && !t.tags.has('Gerund') && !t.tags.has('Infinitive');
+    const finite = t.tags.has('Copula') || t.tags.has('Modal') || tensed;
     if (t.tags.has('Verb') && finite) return true;
     if (/[,;:—–]|\s-\s/.test(t.post)) return false;
   }
   return false;
-}
-
-export function isPronoun(word: string): boolean {
-  return PRONOUNS.has(word.toLowerCase());
 }
 
 type ToInfinitive = (word: string, model: unknown, tense: string) => string;
@@ -175,4 +181,10 @@ export function makeLemmatizer(): (word: string, tags: ReadonlySet<string>) => s
     const tense = tags.has('Gerund') ? 'Gerund' : tags.has('PastTense') ? 'PastTense' : tags.has('Participle') ? 'Participle' : 'PresentTense';
     return toInfinitive(w, world.model, tense) || w;
   };
+}
+
+/** The tag compromise's lexicon gives a word out of context ("took" -> PastTense), if any. */
+export function lexiconTag(word: string): string | undefined {
+  const world = nlp.world() as { model?: { one?: { lexicon?: Record<string, string> } } };
+  return world.model?.one?.lexicon?.[word.toLowerCase()];
 }

@@ -102,6 +102,13 @@ const IMPERATIVE_START_RE = new RegExp(
 );
 const YOU_MUST_RE = /\byou (?:need|have|should|must|can|'ll need) (?:to )?(?:run|use|call|set|add|install|configure|restart|enable|export)\b/i;
 
+/** Talks to the listener ("your painting is lovely"): about them, said by someone else, rarely a fact. */
+const ADDRESSED_RE = /\b(?:you|your|yours|yourself|ya)\b/i;
+const NOT_ADDRESSING_RE = /\b(?:you know|thank you|see you|you guys know)\b/gi;
+
+/** "It is important that we validate input": "it" stands for the clause that follows. */
+const EXTRAPOSED_RE = /^it(?:'s| is| was) (?:(?:very|really|so|absolutely) )?(?:important|crucial|essential|critical|key|vital|necessary|required|mandatory|worth noting|true|clear|likely|possible) (?:that|to)\b/i;
+
 export function isQuestion(text: string): boolean {
   return /[?？]\s*["')\]]*\s*$/.test(text) || /[吗呢么]\s*[。!！]?\s*$/.test(text);
 }
@@ -161,13 +168,6 @@ function grade(kind: MemoryKind, text: string): Verdict {
   return { kind, importance, confidence: Math.round(confidence * 100) / 100 };
 }
 
-/** Talks to the listener ("your painting is lovely"): about them, said by someone else, rarely a fact. */
-const ADDRESSED_RE = /\b(?:you|your|yours|yourself|ya)\b/i;
-const NOT_ADDRESSING_RE = /\b(?:you know|thank you|see you|you guys know)\b/gi;
-
-/** "It is important that we validate input": "it" stands for the clause that follows. */
-const EXTRAPOSED_RE = /^it(?:'s| is| was) (?:(?:very|really|so|absolutely) )?(?:important|crucial|essential|critical|key|vital|necessary|required|mandatory|worth noting|true|clear|likely|possible) (?:that|to)\b/i;
-
 /** The text before the first clause break (", and", ", but", ";", " - "). */
 function mainClause(text: string): string {
   return text.split(/,\s*(?:and|but|so|because)\s|;|\s[-–—]+\s|—/)[0] ?? text;
@@ -179,6 +179,8 @@ function isFact(a: Analysis, cw: number, cjk: boolean): boolean {
   if (!a.hasVerb || a.imperative || ADDRESSED_RE.test(mainClause(a.text).replace(NOT_ADDRESSING_RE, ''))) return false;
   const selfSubject = a.subjectHead === 'i' || a.subjectHead === 'we' || a.droppedSubject !== null;
   if (selfSubject) return cw >= 2;
+  // "Family time matters to me": a named subject plus the speaker's stake is enough.
+  if (a.firstPerson && cw >= 2 && a.subjectHead !== null && !a.deicticSubject && !VAGUE_SUBJECTS.has(a.subjectHead)) return true;
   if (cw < 3) return false;
   if (a.firstPerson || EXTRAPOSED_RE.test(a.text)) return true;
   if (a.subjectHead === null || a.deicticSubject) return false;

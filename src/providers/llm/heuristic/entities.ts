@@ -3,7 +3,7 @@
  * identifiers), known technologies and tools, and, through compromise, people, places,
  * organizations, capitalised names and salient noun phrases.
  */
-import type { Term } from './analyse.js';
+import { lexiconTag, type Term } from './analyse.js';
 import { EVENT_HEADS, GENERIC_NOUNS, NOT_NAMES, ORG_HEADS, PRONOUNS, STOPWORDS, TECHNOLOGIES, TOOLS } from './lexicon.js';
 import { normaliseName } from './registry.js';
 
@@ -91,8 +91,9 @@ function techMention(name: string): Mention {
 
 function backtickMention(inner: string): Mention | null {
   const s = inner.trim();
-  if (!s) return null;
-  if (/^[\w@.~-]*\/[\w@./-]+$/.test(s) || /^[\w-]+\.[a-z]{1,5}$/i.test(s)) return { name: s, type: 'file', description: 'file path' };
+  // Inline JSON, shapes and expressions (`{ id, name }`, `a | b`) are code, not names.
+  if (!s || /[{}"|<>=;]/.test(s)) return null;
+  if (/^[\w@.~-]*\/[\w@./-]*$/.test(s) || /^[\w-]+\.[a-z]{1,5}$/i.test(s)) return { name: s, type: 'file', description: 'file path' };
   const first = s.split(/\s+/)[0]?.toLowerCase() ?? '';
   if (/\s/.test(s)) return TOOLS.has(first) || TECHNOLOGIES.has(first) ? techMention(s.split(/\s+/)[0] ?? s) : { name: s, type: 'other', description: 'command' };
   if (TECHNOLOGIES.has(s.toLowerCase()) || TOOLS.has(s.toLowerCase())) return techMention(s);
@@ -151,7 +152,12 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
     const words = run.map((t) => t.text.replace(/'s$/i, '')).filter(Boolean);
     const head = (run[run.length - 1]?.word ?? '').replace(/'s$/, '');
     if (words.length === 0 || GENERIC_NOUNS.has(head) || STOPWORDS.has(head) || PRONOUNS.has(head)) continue;
-    if (words.length === 1 && /^(?:[a-z]+ly|[a-z]+ing)$/.test(head)) continue;
+    // compromise sometimes chunks a lone verb or adjective as a noun ("took", "important").
+    const verbLike =
+      /^(?:[a-z]+ly|[a-z]+ing|[a-z]+ed)$/.test(head) || run[0]?.tags.has('PastTense') || run[0]?.tags.has('Adjective') ||
+      /^(?:PastTense|Participle)$/.test(lexiconTag(head) ?? '');
+    if (words.length === 1 && verbLike) continue;
+    if (run.some((t) => t.tags.has('Infinitive') || t.tags.has('QuestionWord'))) continue;
     push(words.slice(-4).join(' '), EVENT_HEADS.has(head) ? 'event' : 'concept', words.length === 1);
   }
   return out;
@@ -187,12 +193,8 @@ function nounPhrases(terms: readonly Term[]): Term[][] {
   const out: Term[][] = [];
   for (const c of chunks) {
     let start = 0;
-    while (
-      start < c.length &&
-      (([...(c[start] as Term).tags].some((tag) => NP_SKIP_LEAD.has(tag)) && !(c[start] as Term).tags.has('Noun')) || NOT_NAMES.has((c[start] as Term).word))
-    ) {
-      start++;
-    }
+    const skippable = (t: Term): boolean => ([...t.tags].some((tag) => NP_SKIP_LEAD.has(tag)) && !t.tags.has('Noun')) || NOT_NAMES.has(t.word);
+    while (start < c.length && skippable(c[start] as Term)) start++;
     let end = c.length;
     while (end > start && !(c[end - 1] as Term).tags.has('Noun')) end--;
     if (end > start) out.push(c.slice(start, end));

@@ -5,7 +5,7 @@
  * schema before it leaves, so a rule bug surfaces here and not in a worker.
  */
 import { ExtractionResult, type ExtractInput, type ExtractMessage, type MemoryKind } from '../types.js';
-import { analyse } from './analyse.js';
+import { analyse, analyseChinese, type Analysis } from './analyse.js';
 import type { ChineseTagger } from './chinese.js';
 import { classify, contentWordCount, isQuestion } from './classify.js';
 import { codeMentions, languageMentions, maskCode, type Mention } from './entities.js';
@@ -63,7 +63,7 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
 
   for (const msg of input.messages) {
     if (!heuristicTriage(msg.content, msg.type).keep) continue;
-    // Raw tool output (JSON, logs) is not prose: only its code-shaped entities are of interest.
+    // Raw tool output (JSON) is not prose: no sentence in it is a memory.
     if (/^tool/.test(msg.type) && /^\s*[[{]/.test(msg.content)) continue;
     const ctx: MessageContext = {
       msg,
@@ -92,17 +92,19 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
 function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
   const clean = dropTagQuestion(cleanSentence(raw, batch.participants));
   // Questions and pure reactions are dropped before the (comparatively costly) NLP parse.
-  if (!clean || isQuestion(clean) || contentWordCount(clean) < 1) return;
+  // A lead-in ending in ":" introduces what follows and says nothing alone.
+  if (!clean || isQuestion(clean) || /:$/.test(clean) || contentWordCount(clean) < 1) return;
   const cjk = hasCjk(clean);
-  const a = analyse(cjk ? '' : clean);
-  const analysis = cjk ? { ...a, text: clean, lower: clean.toLowerCase(), firstPerson: /我/.test(clean), hasVerb: true } : a;
-  const verdict = classify(analysis);
+  const parsed = cjk ? analyseChinese(clean) : analyse(clean);
+  // Only chat drops its subject ("Lost my job yesterday"); a document's "Embed — batched calls" is a heading.
+  const a = ctx.msg.type === 'message' || parsed.droppedSubject === null ? parsed : withoutDroppedSubject(parsed);
+  const verdict = classify(a);
   if (!verdict) return;
 
   const { registry } = batch;
   const index = ctx.msg.index;
   const self = cjk ? selfLabel(ctx.msg.speaker, ctx.msg.role, true) : ctx.self;
-  const content = toThirdPerson(clean, analysis, self);
+  const content = toThirdPerson(clean, a, self);
   const code = codeMentions(clean);
   const language: Mention[] = cjk
     ? batch.tools.chinese.mentions(clean)
@@ -110,10 +112,11 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
   const mentions = dedupeMentions([...code, ...language]);
   const keys = addMentions(batch, mentions, index);
 
-  const aboutSpeaker = analysis.firstPerson || a.droppedSubject !== null || a.subjectHead === 'we' || /^我们/.test(clean);
+  const aboutSpeaker = a.firstPerson || a.droppedSubject !== null || a.subjectHead === 'we' || /^我们/.test(clean);
   let subjectKey: string | null = null;
   if (aboutSpeaker) {
-    subjectKey = registry.add(ctx.speakerName, 'person', index, { description: ctx.msg.speaker ? 'conversation participant' : `the ${ctx.speakerName}` });
+    const description = ctx.msg.speaker ? 'conversation participant' : `the ${ctx.speakerName}`;
+    subjectKey = registry.add(ctx.speakerName, 'person', index, { description });
   } else {
     const head = a.subjectHead;
     const bySubject = head ? mentions.find((m) => m.name.toLowerCase().split(' ').includes(head)) : undefined;
@@ -126,7 +129,8 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
   const names = mentions.map((m) => m.name).filter((n) => registry.has(entityKey(n)));
   if (aboutSpeaker || ctx.msg.speaker) names.push(ctx.speakerName);
   const speakerForWe = aboutSpeaker || ctx.msg.speaker ? ctx.speakerName : null;
-  for (const t of findTriplets(content, { names, speaker: speakerForWe, analysis: cjk ? undefined : a, lemma: batch.tools.lemma, selfAliases: [self.mid] })) {
+  const tripletContext = { names, speaker: speakerForWe, analysis: cjk ? undefined : a, lemma: batch.tools.lemma, selfAliases: [self.mid] };
+  for (const t of findTriplets(content, tripletContext)) {
     // The source is always a known mention; the target may be a new noun phrase, and its cue
     // ("works at", "lives in") is evidence for its type.
     const sourceKey = registry.has(entityKey(t.source)) ? entityKey(t.source) : null;
@@ -148,6 +152,11 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
     time: resolveTime(clean, ctx.msg.occurredAt), sources: new Set([index]),
     entityKeys: new Set(subjectKey ? [subjectKey, ...keys] : keys),
   });
+}
+
+function withoutDroppedSubject(a: Analysis): Analysis {
+  const past = a.droppedSubject === 'past' || a.droppedSubject === 'perfect';
+  return { ...a, droppedSubject: null, pastFirstPerson: a.pastFirstPerson && !past };
 }
 
 function addMentions(batch: Batch, mentions: readonly Mention[], index: number): string[] {

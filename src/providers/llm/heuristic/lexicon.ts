@@ -26,7 +26,9 @@ export const CHATTER_WORDS: ReadonlySet<string> = new Set(
   `hey hi hello thanks thank thx ty wow cool great awesome amazing nice lovely sweet haha hahaha lol lmao omg
   aww awww congrats congratulations glad happy sorry sure totally definitely absolutely exactly indeed right
   super pretty quite soo sooo so cute fun good bad sad tough hard hear see hope luck bye soon later
-  mean means meant true agree appreciate appreciated wanted say said tell told know knew never always ever forget`
+  mean means meant true agree appreciate appreciated wanted say said tell told know knew never always ever forget
+  excited thankful grateful proud stoked thrilled blessed lucky inspiring inspired incredible wonderful fantastic
+  beautiful gorgeous stunning lovely cool`
     .split(/\s+/)
     .filter(Boolean),
 );

@@ -15,7 +15,8 @@ const LEAD_RE = /:\s*$|^(?:to|how to|steps?|instructions|procedure|setup|install
 
 export function isInstruction(text: string): boolean {
   const first = text.trim().replace(/^(?:then|next|finally|now|also|please|always|never|just)\s+/i, '').split(/[\s,:]+/)[0]?.toLowerCase() ?? '';
-  return IMPERATIVE_VERBS.has(first.replace(/[`'"]/g, '')) || /^(?:make sure|don't|do not|go to|cd|click|press|open)\b/i.test(text.trim()) || /^[`$]/.test(text.trim());
+  const t = text.trim();
+  return IMPERATIVE_VERBS.has(first.replace(/[`'"]/g, '')) || /^(?:make sure|don't|do not|go to|cd|click|press|open)\b/i.test(t) || /^[`$]/.test(t);
 }
 
 export function findProcedures(segments: readonly Segment[]): ProcedureRun[] {
@@ -37,7 +38,7 @@ export function findProcedures(segments: readonly Segment[]): ProcedureRun[] {
       i = j;
       continue;
     }
-    if (seg.kind === 'code' && i > 0 && segments[i - 1]?.kind === 'sentence' && /:\s*$/.test(segments[i - 1]?.text ?? '')) {
+    if (seg.kind === 'code' && isShell(seg) && i > 0 && segments[i - 1]?.kind === 'sentence' && /:\s*$/.test(segments[i - 1]?.text ?? '')) {
       const lead = (segments[i - 1] as Segment).text.replace(/:\s*$/, '');
       const lines = seg.text.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 5);
       if (lines.length > 0 && lines.join(' ').length <= 400) {
@@ -47,6 +48,13 @@ export function findProcedures(segments: readonly Segment[]): ProcedureRun[] {
     i++;
   }
   return runs;
+}
+
+/** A code block of commands, not of data or source: its fence says so, or its first line does. */
+function isShell(seg: Segment): boolean {
+  if (/^(?:sh|bash|zsh|shell|console|terminal|powershell|ps1|cmd|bat)$/.test(seg.lang ?? '')) return true;
+  if (seg.lang) return false;
+  return /^(?:\$\s|(?:npm|npx|pnpm|yarn|git|docker|kubectl|curl|pip|cargo|make|cd|node|python3?|go|brew|apt(?:-get)?|sudo)\s)/.test(seg.text);
 }
 
 function range(from: number, to: number): number[] {

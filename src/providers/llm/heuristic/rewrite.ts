@@ -42,14 +42,18 @@ export function dropTagQuestion(text: string): string {
   return `${main.replace(/[\s,;:–—-]+$/, '')}.`;
 }
 
+/** "Just remember that X" and "Keep in mind that X" are advice whose content is X. */
+const ADVICE_LEAD = /^(?:just |always |but |and )?(?:remember|keep in mind|note|bear in mind|don't forget|never forget)(?: that|,)\s+/i;
+
 /** Trims emoji, leading interjections and vocatives naming a conversation participant. */
 export function cleanSentence(text: string, names: readonly string[]): string {
-  let s = text.replace(EMOJI_RE, '').replace(/\s+/g, ' ').trim();
+  let s = text.replace(EMOJI_RE, '').replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
   for (let i = 0; i < 4; i++) {
     const before = s;
     s = s.replace(LEAD_PUNCT, '').replace(LEAD_SPACE, '');
     const voc = /^([A-Z][\p{L}'-]+)\s*[,!:]\s*/u.exec(s) ?? GREETING.exec(s);
     if (voc && isParticipant(voc[1] ?? '', names)) s = s.slice(voc[0].length);
+    s = s.replace(ADVICE_LEAD, '');
     if (s === before) break;
   }
   // Trailing vocative: "... last week, Caroline!"

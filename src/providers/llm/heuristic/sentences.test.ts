@@ -30,6 +30,11 @@ describe('splitSegments', () => {
     expect(segs[3]?.text).toBe('npm ci\nnpm run build');
   });
 
+  it('joins hard-wrapped lines and skips markdown structure and pasted code', () => {
+    const doc = '# Notes\n\nWorkers turn events into memory: triage, chunking,\nembedding and extraction.\n| a | b |\nconst x = f(1);\nDone.';
+    expect(splitSegments(doc).map((s) => s.text)).toEqual(['Workers turn events into memory: triage, chunking, embedding and extraction.', 'Done.']);
+  });
+
   it('normalises typographic apostrophes', () => {
     expect(splitSegments('I’m here.')[0]?.text).toBe("I'm here.");
   });

@@ -9,6 +9,8 @@ export type SegmentKind = 'sentence' | 'item' | 'code';
 export interface Segment {
   text: string;
   kind: SegmentKind;
+  /** For code: the fence's language tag ("sh", "json"), '' when none. */
+  lang?: string;
 }
 
 const CJK_END = new Set(['。', '！', '？', '；']);
@@ -18,7 +20,9 @@ const ABBREVIATIONS = new Set(
   'mr mrs ms dr prof sr jr st vs etc e.g i.e eg ie approx dept est fig jan feb aug sep sept oct nov dec u.s'.split(' '),
 );
 const LIST_MARKER = /^\s*(?:\d{1,2}[.)]|[-*•·]|step\s+\d+[:.)]?)\s+/i;
-const FENCE = /```[^\n]*\n([\s\S]*?)(?:```|$)/g;
+const FENCE = /```([^\n]*)\n([\s\S]*?)(?:```|$)/g;
+/** Markdown structure that is not prose: headings, table rows, rules. */
+const NOT_PROSE = /^(?:#{1,6}\s|\|.*\|$|[-=*_]{3,}$|>\s*$)/;
 
 /** Normalises typographic apostrophes so every rule can match plain `'`. */
 export function normaliseText(text: string): string {
@@ -39,8 +43,8 @@ export function splitSegments(content: string): Segment[] {
   let last = 0;
   for (const m of text.matchAll(FENCE)) {
     pushProse(text.slice(last, m.index), out);
-    const code = (m[1] ?? '').trim();
-    if (code) out.push({ text: code, kind: 'code' });
+    const code = (m[2] ?? '').trim();
+    if (code) out.push({ text: code, kind: 'code', lang: (m[1] ?? '').trim().toLowerCase() });
     last = m.index + m[0].length;
   }
   pushProse(text.slice(last), out);
@@ -48,9 +52,8 @@ export function splitSegments(content: string): Segment[] {
 }
 
 function pushProse(text: string, out: Segment[]): void {
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.trim();
-    if (!line) continue;
+  for (const line of joinWrappedLines(text)) {
+    if (NOT_PROSE.test(line)) continue;
     if (isListItem(line)) {
       const item = stripListMarker(line);
       if (item) out.push({ text: item, kind: 'item' });
@@ -58,6 +61,34 @@ function pushProse(text: string, out: Segment[]): void {
     }
     for (const s of splitSentences(line)) out.push({ text: s, kind: 'sentence' });
   }
+}
+
+/**
+ * Hard-wrapped paragraphs ("... extraction of memory\nunits, entities ...") become one line: a
+ * line that does not end a sentence, followed by one that starts in lower case, continues it.
+ */
+function joinWrappedLines(text: string): string[] {
+  const lines: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || looksLikeCode(line)) continue;
+    const prev = lines[lines.length - 1];
+    if (prev !== undefined && /^[a-z(]/.test(line) && !/[.!?。！？:;]$/.test(prev) && !NOT_PROSE.test(prev)) {
+      lines[lines.length - 1] = `${prev} ${line}`;
+    } else {
+      lines.push(line);
+    }
+  }
+  return lines;
+}
+
+/** Source code pasted as text: comment markers, statement endings, or dense punctuation. */
+export function looksLikeCode(line: string): boolean {
+  if (/^(?:\/\/|\/\*|\*\/?|#!|[{}\])]|<\/?[a-z][\w-]*[\s>])/.test(line) || /(?:[{([]|=>)\s*$/.test(line)) return true;
+  const statement = /^(?:import|export|const|let|var|return|type|use|using|package|require)\b/i.test(line);
+  if ((/;\s*$/.test(line) && (/[=(){}]/.test(line) || statement)) || /^[\w.$[\]]+\s*=\s*\S/.test(line)) return true;
+  const symbols = line.replace(/[^{}()[\];:=<>&|]/g, '').length;
+  return line.length >= 12 && symbols / line.length > 0.08;
 }
 
 /** Sentence boundaries inside one line: `。！？；` always end a sentence; `.!?` only before whitespace. */

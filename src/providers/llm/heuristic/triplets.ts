@@ -1,7 +1,7 @@
 /**
  * Relations between entities in one (already third-person) sentence. Cue patterns come first
- * ("X works at Y" -> works_at); otherwise compromise's subject / verb / predicate split gives
- * subject -verb_lemma-> object. A triplet is kept only when both ends are entities.
+ * ("X works at Y" -> works_at); otherwise the original sentence's terms give subject
+ * -verb_lemma-> object. A triplet is kept only when both ends are entities.
  */
 import type { Analysis, Term } from './analyse.js';
 import { GENERIC_NOUNS, PRONOUNS, STOPWORDS } from './lexicon.js';
@@ -45,21 +45,23 @@ const CUES: Cue[] = [
   cue(/\s(?:lives|lived|live|is living|has lived) in\s+/gi, 'lives_in', 'place'),
   cue(/\s(?:is|was|comes|came) from\s+/gi, 'from', 'place'),
   cue(/\smoved to\s+/gi, 'moved_to', 'place'),
-  cue(/\s(?:have |has )?(?:decided|agreed|chose|opted) to (use|adopt|go with|switch to|migrate to|move to|try|build|hire|buy)\s+/gi, (m) => `decided_to_${snake(m[1] ?? '')}`, 'technology'),
-  cue(/\s(?:uses|is using|used|relies on)\s+/gi, 'uses', 'technology'),
+  cue(/\s(?:have |has )?(?:decided|agreed|chose|opted) to (use|adopt|go with|switch to|migrate to|move to|try|build|hire|buy)\s+/gi, (m) => `decided_to_${snake(m[1] ?? '')}`),
+  cue(/\s(?:uses|is using|used|relies on)\s+/gi, 'uses'),
   cue(/\sprefers?\s+/gi, 'prefers'),
   cue(/\s(likes|loves|enjoys|hates|dislikes|adores)\s+/gi, (m) => (m[1] ?? '').toLowerCase()),
   cue(/\s(?:chose|picked|selected)\s+/gi, 'chose'),
-  cue(/\s(?:is|was) (?:an?)\s+/gi, 'is_a'),
-  cue(/(?:决定|选择)(?:使用|采用|用)/g, 'decided_to_use', 'technology'),
+  cue(/\s(?:is|was|am) (?:an? )?(?:big |huge |massive |total )?fan of\s+/gi, 'fan_of'),
+  // "is a bit tired", "is a huge part of" say nothing about what the subject is.
+  cue(/\s(?:is|was) (?:an?)\s+(?!(?:\w+ )?(?:fan|part|bit|lot|kind|sort|way|little|great|good|nice|huge|big)\b)/gi, 'is_a'),
+  cue(/(?:决定|选择)(?:使用|采用|用)/g, 'decided_to_use'),
   cue(/住在/g, 'lives_in', 'place'),
-  cue(/(?:使用|采用)/g, 'uses', 'technology'),
+  cue(/(?:使用|采用)/g, 'uses'),
   cue(/喜欢/g, 'likes'),
 ];
 const POSSESSIVE_RE = /([\p{Lu}][\p{L}\p{N}.-]*(?: [\p{Lu}][\p{L}\p{N}.-]*){0,3})'s ((?:[a-z]+ ){0,2}[a-z]+) (?:is|are|was) (?:an? |the )?([^,.;!?]+)/gu;
 const ZH_WORKS_AT_RE = /在([^，。、\s]{2,12}?)(?:工作|上班)/g;
 /** Words that end an object phrase. */
-const STOPPER = /^(?:and|but|because|so|which|who|that|since|when|while|to|for|with|in|on|at|as|from|by|after|before|if|or|over|than|like|via|through|during|under|without|within|across|around|near|between|vs|about|into|yesterday|today|tomorrow|last|next|this|every|'cause|cause)$/i;
+const STOPPER = /^(?:and|but|because|so|which|who|whom|whose|what|where|how|why|that|since|when|while|to|for|with|in|on|at|as|from|by|after|before|if|or|over|than|like|via|through|during|under|without|within|across|around|near|between|vs|about|into|of|yesterday|today|tomorrow|last|next|this|every|'cause|cause)$/i;
 const LIGHT_VERBS = new Set(['be', 'seem', 'feel', 'think', 'know', 'mean', 'say', 'guess', 'tell', 'let', 'wish', 'hope', 'can', 'will', 'would', 'do', 'get', 'make', 'look', 'sound', 'want', 'need', 'try', 'start', 'keep', 'realize', 'learn', 'figure']);
 
 export function snake(s: string): string {
@@ -136,7 +138,11 @@ function objectAfter(after: string, ctx: TripletContext): string | null {
   const phrase = normaliseName(words.join(' '), { determiners: true });
   const head = phrase.split(' ').pop()?.toLowerCase() ?? '';
   if (!phrase || PRONOUNS.has(head) || STOPWORDS.has(head) || GENERIC_NOUNS.has(head) || /^\d+$/.test(head)) return null;
-  if (phrase.split(' ').every((w) => STOPWORDS.has(w.toLowerCase()))) return null;
+  const words2 = phrase.split(' ');
+  if (words2.every((w) => STOPWORDS.has(w.toLowerCase())) || words2.some((w) => PRONOUNS.has(w.toLowerCase()))) return null;
+  // Without tags a phrase like "tell stories" passes; the sentence's own tags say it is a verb.
+  const firstTags = ctx.analysis?.terms.find((t) => t.word === (words2[0] ?? '').toLowerCase())?.tags;
+  if (firstTags && (firstTags.has('Verb') || (firstTags.has('Adjective') && words2.length === 1))) return null;
   return phrase;
 }
 
@@ -165,7 +171,9 @@ function subjectVerbObject(ctx: TripletContext): RawTriplet | null {
   // "My friends are my rocks - they motivate me" has no verb of "friends" to use.
   const si = a.droppedSubject !== null ? -1 : terms.findIndex((t) => t.word.replace(/'s$/, '') === head);
   let vi = si + 1;
-  while (terms[vi] && (terms[vi]?.tags.has('Adverb') || terms[vi]?.tags.has('Negative') || ((terms[vi]?.tags.has('Auxiliary') || terms[vi]?.tags.has('Modal')) && !terms[vi]?.tags.has('Copula')))) vi++;
+  const helper = (t: Term | undefined): boolean =>
+    !!t && (t.tags.has('Adverb') || t.tags.has('Negative') || ((t.tags.has('Auxiliary') || t.tags.has('Modal')) && !t.tags.has('Copula')));
+  while (helper(terms[vi])) vi++;
   const verb = terms[vi];
   if (!verb || !verb.tags.has('Verb') || verb.tags.has('Copula') || /^(?:gonna|wanna|gotta|going)$/.test(verb.text.toLowerCase())) return null;
   const lemma = ctx.lemma(verb.word, verb.tags);
@@ -173,7 +181,7 @@ function subjectVerbObject(ctx: TripletContext): RawTriplet | null {
   const negative = terms.slice(si + 1, vi).some((t) => t.tags.has('Negative') || t.word === 'not');
   // "went hiking with" -> go_hiking_with; "agreed to ship" -> agree_to_ship.
   let k = vi + 1;
-  const parts = [lemma === 'have' ? 'has' : lemma];
+  const parts = [lemma === 'have' ? (verb.tags.has('PastTense') ? 'had' : 'has') : lemma];
   if (terms[k]?.tags.has('Gerund') || terms[k]?.tags.has('Particle')) parts.push((terms[k++] as Term).word);
   if (terms[k]?.word === 'to' && terms[k + 1]?.tags.has('Infinitive')) {
     parts.push('to', ctx.lemma((terms[k + 1] as Term).word, (terms[k + 1] as Term).tags));
