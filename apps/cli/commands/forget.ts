@@ -1,0 +1,79 @@
+import { ConfigError, isEmbedded, type Config } from '../../../src/config.js';
+import { createDeps } from '../../../src/deps.js';
+import { MemloomError } from '../../../src/errors.js';
+import { ForgetScope, forget, type ForgetResult } from '../../../src/forget/index.js';
+import type { Logger } from '../../../src/logger.js';
+import { flagString, type ParsedArgs } from '../args.js';
+
+const USAGE = 'usage: memloom forget --session S | --user U | --dataset D | --event E [--url URL] [--api-key KEY] [--tenant T]';
+const FLAG_TO_KEY = { session: 'session_id', user: 'user_id', dataset: 'dataset', event: 'event_id' } as const;
+
+export interface ForgetIo {
+  stdout: NodeJS.WritableStream;
+}
+
+/**
+ * `memloom forget --session S | --user U | --dataset D | --event E`: forgets one scope and prints
+ * the counts JSON on stdout.
+ *
+ * Through the API when `--url` is given (the API key picks the tenant), or in embedded mode when
+ * a memloom already runs on this machine: its process owns the embedded database, which must not
+ * be opened twice. Otherwise the database is opened directly (`--tenant`, default `default`).
+ */
+export async function forgetCommand(config: Config, log: Logger, args: ParsedArgs, io: ForgetIo = { stdout: process.stdout }): Promise<void> {
+  const scope = parseScope(args);
+  const url = flagString(args, 'url');
+  const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
+  let result: ForgetResult | undefined;
+  if (url !== undefined) result = await viaApi(url, scope, apiKey);
+  else if (isEmbedded(config)) result = await viaApi(defaultUrl(config), scope, apiKey, { unreachableOk: true });
+  if (result === undefined) {
+    const deps = await createDeps(config, log);
+    try {
+      result = await forget(deps, flagString(args, 'tenant') ?? 'default', scope);
+    } finally {
+      await deps.close();
+    }
+  }
+  io.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function parseScope(args: ParsedArgs): ForgetScope {
+  const given = Object.entries(FLAG_TO_KEY).filter(([flag]) => args.flags.has(flag));
+  if (given.length !== 1) throw new ConfigError(USAGE);
+  const [flag, key] = given[0] as [string, (typeof FLAG_TO_KEY)[keyof typeof FLAG_TO_KEY]];
+  const parsed = ForgetScope.safeParse({ [key]: flagString(args, flag) });
+  if (!parsed.success) throw new ConfigError(`invalid --${flag}: ${parsed.error.issues[0]?.message ?? 'bad value'}\n${USAGE}`);
+  return parsed.data;
+}
+
+/** POSTs /v1/forget; `undefined` when nothing listens and `unreachableOk` (embedded, no server running). */
+async function viaApi(url: string, scope: ForgetScope, apiKey: string | undefined, opts: { unreachableOk?: boolean } = {}): Promise<ForgetResult | undefined> {
+  let res: Response;
+  try {
+    res = await fetch(`${url.replace(/\/+$/, '')}/v1/forget`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify(scope),
+      signal: AbortSignal.timeout(120_000),
+    });
+  } catch (err) {
+    if (opts.unreachableOk && isConnectionRefused(err)) return undefined;
+    throw new MemloomError('API_UNREACHABLE', `memloom API at ${url} did not answer: ${(err as Error).message}`, { kind: 'unavailable', cause: err });
+  }
+  const body = (await res.json().catch(() => ({}))) as ForgetResult & { error?: { code?: string; message?: string } };
+  if (!res.ok) {
+    throw new MemloomError(body.error?.code ?? 'FORGET_FAILED', `forget failed (${res.status}): ${body.error?.message ?? res.statusText}`, { kind: res.status < 500 ? 'input' : 'upstream' });
+  }
+  return body;
+}
+
+function isConnectionRefused(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  return cause?.code === 'ECONNREFUSED';
+}
+
+function defaultUrl(config: Config): string {
+  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '::1' : config.HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`;
+}

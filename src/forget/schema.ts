@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+const scopeValue = z.string().trim().min(1).max(200);
+
+/**
+ * What to forget: exactly one of a stored event id (the uuid POST /v1/events answered), a
+ * session, a user or a dataset of the caller's tenant.
+ */
+export const ForgetScope = z
+  .object({
+    event_id: z.uuid().optional(),
+    session_id: scopeValue.optional(),
+    user_id: scopeValue.optional(),
+    dataset: scopeValue.optional(),
+  })
+  .strict()
+  .refine((s) => Object.values(s).filter((v) => v !== undefined).length === 1, { message: 'exactly one of event_id, session_id, user_id, dataset' });
+export type ForgetScope = z.infer<typeof ForgetScope>;
+
+/** What a forget removed (rows, by object type) and what it changed on objects that survive. */
+export interface ForgetCounts {
+  events: number;
+  chunks: number;
+  memories: number;
+  entities: number;
+  edges: number;
+  relations: number;
+  provenance: number;
+  /** Vectors stored on the removed rows (chunks, memories, entities). */
+  vectors: number;
+  /** embedding_cache entries whose text no remaining row has. */
+  cached_vectors: number;
+  /** llm_cache entries purged (see purgeLlmCache). */
+  llm_cache: number;
+  /** Recall log entries of a forgotten user (user scope only). */
+  recalls: number;
+}
+
+export interface ForgetResult {
+  nothing_to_forget: boolean;
+  removed: ForgetCounts;
+  updated: {
+    /** Older versions made current again because their successor was removed. */
+    memories_reactivated: number;
+    /** Shared entities whose description only the forgotten events had given. */
+    entity_descriptions_cleared: number;
+  };
+  /** Waiting or delayed pipeline jobs that referred only to forgotten events. */
+  jobs_removed: number;
+}
+
+export function zeroCounts(): ForgetCounts {
+  return { events: 0, chunks: 0, memories: 0, entities: 0, edges: 0, relations: 0, provenance: 0, vectors: 0, cached_vectors: 0, llm_cache: 0, recalls: 0 };
+}
