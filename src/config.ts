@@ -12,6 +12,22 @@ const bool = (def: boolean) => z.enum(['true', 'false', '1', '0', 'yes', 'no'], 
 const url = (protocols: string[]) =>
   z.string().trim().refine((v) => { try { return protocols.includes(new URL(v).protocol); } catch { return false; } }, { message: `a URL starting with ${protocols.join(' or ')}//` }).optional();
 
+/** `episode:P180D,plan:P90D` → Map<memory kind, ISO-8601 duration> (per-kind default TTL of memories). */
+const TTL_KINDS = ['fact', 'preference', 'decision', 'plan', 'procedure', 'profile', 'episode', 'insight'];
+const ttlDefaults = z.string().optional().transform((v, ctx) => {
+  const ttls = new Map<string, string>();
+  if (!v || v.trim() === '') return ttls;
+  for (const pair of v.split(',')) {
+    const [kind, duration, ...rest] = pair.trim().split(':');
+    if (!kind || !TTL_KINDS.includes(kind) || !duration || rest.length > 0 || !/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/.test(duration)) {
+      ctx.addIssue({ code: 'custom', message: `a comma-separated list of kind:ISO-8601-duration pairs (kinds: ${TTL_KINDS.join(', ')}; e.g. episode:P180D)` });
+      return z.NEVER;
+    }
+    ttls.set(kind, duration);
+  }
+  return ttls;
+});
+
 /** `key:tenant,key2:tenant2` → Map<key, tenant>. */
 const apiKeys = z.string().optional().transform((v, ctx) => {
   const keys = new Map<string, string>();
@@ -65,6 +81,16 @@ export const ConfigSchema = z.object({
   LLM_TPM: int(200_000, 1),
   LLM_CONCURRENCY: int(4, 1, 256),
   TENANT_TASKS_PER_HOUR: int(15, 1),
+  /** Embeddings endpoint limits, enforced by the shared provider gate like LLM_RPM / LLM_TPM. */
+  EMBEDDINGS_RPM: int(3_000, 1),
+  EMBEDDINGS_TPM: int(1_000_000, 1),
+  /** Token budgets over all tenants together; unset → the per-tenant numbers (docs/guardrails.md). */
+  TOKEN_BUDGET_GLOBAL_PER_HOUR: z.coerce.number({ error: 'a positive integer' }).int('a positive integer').min(1, 'a positive integer').optional(),
+  TOKEN_BUDGET_GLOBAL_PER_DAY: z.coerce.number({ error: 'a positive integer' }).int('a positive integer').min(1, 'a positive integer').optional(),
+  /** Length of the "hour" budget window (the day window is 24 of them); shorter only in tests. */
+  BUDGET_WINDOW_MS: int(3_600_000, 1000),
+  /** Length of the per-minute rate window (LLM_RPM/TPM, EMBEDDINGS_RPM/TPM). */
+  RATE_WINDOW_MS: int(60_000, 1000),
 
   /** HTTP body limit in bytes (a batch of 1,000 events). */
   BODY_LIMIT_BYTES: int(32 * 1024 * 1024, 1024),
@@ -73,6 +99,20 @@ export const ConfigSchema = z.object({
   WORKER_CONCURRENCY: int(8, 1, 256),
   /** Interval of the reconciler that re-enqueues stored events that never reached the queue. */
   RECONCILE_INTERVAL_MS: int(30_000, 100),
+
+  /** Memory lifecycle (DESIGN §3 stages 5–7): schedules, dream triggers, decay and the working memory. */
+  DREAM_CHECK_INTERVAL_MS: int(600_000, 100),
+  DREAM_INTERVAL_MS: int(86_400_000, 1),
+  DREAM_SESSIONS: int(5, 1),
+  DREAM_MEMORIES: int(20, 1),
+  TTL_DEFAULTS: ttlDefaults,
+  TTL_SWEEP_INTERVAL_MS: int(3_600_000, 100),
+  DECAY_INTERVAL_MS: int(86_400_000, 100),
+  DECAY_HALF_LIFE_DAYS: int(30, 1),
+  /** Decisions and insights at or above this importance are never archived. */
+  DECAY_IMPORTANCE_FLOOR: int(7, 1, 10),
+  BRIEFING_INTERVAL_MS: int(3_600_000, 100),
+  BRIEFING_MAX_TOKENS: int(1_500, 100),
   PRETTY_LOGS: bool(false),
 });
 

@@ -3,13 +3,18 @@ import { isEmbedded, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { ensureTenants, migrate } from './db/migrator.js';
-import { createPool, type Db } from './db/pool.js';
+import { createPool, listTenants, type Db } from './db/pool.js';
 import { createPrisma, type PrismaClient } from './db/prisma.js';
 import { ensureVectorIndexes } from './db/vector-index.js';
 import { createQueueBackend } from './queue/backend.js';
 import { Queues } from './queue/queues.js';
 import { Dispatcher } from './events/dispatcher.js';
-import { createProviders, type Providers } from './providers/index.js';
+import { createProviders, LLM_MAX_OUTPUT_TOKENS, type Providers } from './providers/index.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { Gate } from './providers/gate.js';
+import { PgGateStore, type GateStore } from './providers/gate-store.js';
+import { RedisGateStore } from './providers/gate-redis.js';
+import { gateProviders } from './providers/gated.js';
 
 /**
  * Everything a component needs, built once per process by its entrypoint and passed down.
@@ -26,7 +31,12 @@ export interface Deps {
   queues: Queues;
   /** Hands committed events to the triage queue off the request path. */
   dispatcher: Dispatcher;
+  /** Paid providers are behind `gate` (src/providers/gated.ts); local ones are not gated. */
   providers: Providers;
+  /** The shared provider gate: rate limits, budgets, concurrency (state in Redis or PostgreSQL). */
+  gate: Gate;
+  /** This process's Prometheus registry and metrics (GET /metrics). */
+  metrics: Metrics;
   embedded: EmbeddedDatabase | undefined;
   close(): Promise<void>;
 }
@@ -48,20 +58,33 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     dbUrl = config.DATABASE_URL as string;
   }
   try {
-    const providers = await createProviders(config, log.child({ component: 'providers' }));
-    await prepareDatabase(dbUrl, config, providers, log);
+    const rawProviders = await createProviders(config, log.child({ component: 'providers' }));
+    await prepareDatabase(dbUrl, config, rawProviders, log);
     await embedded?.dropPrivileges();
     const db = createPool(dbUrl, { setRole: embedded === undefined, max: embedded ? 20 : 10 });
     const prisma = createPrisma(db);
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX });
     const queues = new Queues(backend);
     const dispatcher = new Dispatcher({ db, queues, log });
+    const metrics = createMetrics();
+    const gateStore: GateStore = config.REDIS_URL ? new RedisGateStore(config.REDIS_URL, backend.prefix) : new PgGateStore(db);
+    const gate = new Gate({ config, db, store: gateStore, metrics, log: log.child({ component: 'gate' }) });
+    const providers = gateProviders(rawProviders, gate, {
+      embeddingsBatchSize: config.EMBEDDINGS_BATCH_SIZE, llmMaxOutputTokens: LLM_MAX_OUTPUT_TOKENS,
+      embeddingsProvider: config.EMBEDDINGS_PROVIDER, llmProvider: config.LLM_PROVIDER,
+    });
+    metrics.bind({
+      log,
+      queueCounts: () => queues.counts(),
+      gateState: async () => gate.state((await listTenants(db)).slice(0, 100)),
+    });
     return {
-      config, log, db, dbUrl, prisma, queues, dispatcher, providers, embedded,
+      config, log, db, dbUrl, prisma, queues, dispatcher, providers, gate, metrics, embedded,
       async close() {
         await dispatcher.close();
         await queues.close();
         await providers.close();
+        await gateStore.close();
         await prisma.$disconnect().catch(() => undefined);
         await db.end().catch(() => undefined);
         await embedded?.stop();

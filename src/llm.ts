@@ -6,12 +6,14 @@ import { ExtractionResult, type ExtractInput } from './providers/llm/types.js';
 
 /**
  * Extraction through the tenant's answer cache: a paid answer is stored before it is applied, so
- * a job replayed after a crash (or twice at once) never pays for the same input twice. The local
+ * a job replayed after a crash (or twice at once) never pays for the same messages twice. The local
  * heuristic extractor is free and deterministic; it is cached the same way for uniformity.
  */
 export async function extractWithCache(deps: Deps, tenantId: string, input: ExtractInput): Promise<ExtractionResult> {
   const llm = deps.providers.llm;
-  const inputHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+  // Keyed by the messages alone: the known-entity list in the prompt changes whenever another
+  // session writes entities, and a retry must still find the answer it already paid for.
+  const inputHash = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex');
   const cached = await withTenant(deps.db, tenantId, (tx) => getLlmCache<unknown>(tx, llm.model, 'extract', inputHash));
   if (cached !== undefined) {
     const parsed = ExtractionResult.safeParse(cached);

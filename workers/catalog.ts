@@ -1,6 +1,8 @@
 import type { QueueName } from '../src/queue/names.js';
 import type { AnyStage } from '../src/queue/stage.js';
+import { briefing } from './briefing/handler.js';
 import { chunk } from './chunk/handler.js';
+import { dream } from './dream/handler.js';
 import { embed } from './embed/handler.js';
 import { extract } from './extract/handler.js';
 import { maintenance } from './maintenance/handler.js';
@@ -16,5 +18,7 @@ export const CATALOG: ReadonlyMap<QueueName, AnyStage> = new Map<QueueName, AnyS
   ['chunk', chunk],
   ['embed', embed],
   ['extract', extract],
+  ['dream', dream],
+  ['briefing', briefing],
   ['maintenance', maintenance],
 ]);

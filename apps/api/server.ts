@@ -7,6 +7,14 @@ import { opsRoutes, type Readiness } from './routes/ops.js';
 import { eventRoutes } from './routes/events.js';
 import { recallRoutes } from './routes/recall.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
+import { memoryRoutes } from './routes/memories.js';
+import { graphRoutes } from './routes/graph.js';
+import { forgetRoutes } from './routes/forget.js';
+import { correctRoutes } from './routes/correct.js';
+import { feedbackRoutes } from './routes/feedback.js';
+import { workingMemoryRoutes } from './routes/working-memory.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { jobRoutes } from './routes/jobs.js';
 import { registerStrictJson } from './json.js';
 
 export interface ApiOptions {
@@ -35,6 +43,14 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   eventRoutes(app, deps);
   recallRoutes(app, deps);
   deadLetterRoutes(app, deps);
+  forgetRoutes(app, deps);
+  memoryRoutes(app, deps);
+  graphRoutes(app, deps);
+  correctRoutes(app, deps);
+  feedbackRoutes(app, deps);
+  workingMemoryRoutes(app, deps);
+  metricsRoutes(app, deps);
+  jobRoutes(app, deps);
   await registerBullBoard(app, deps.queues);
   return app;
 }

@@ -9,6 +9,9 @@ import { parseArgs, flagString, type ParsedArgs } from './args.js';
 import { serve } from './commands/serve.js';
 import { ingest } from './commands/ingest.js';
 import { bench } from './commands/bench/index.js';
+import { forgetCommand } from './commands/forget.js';
+import { doctorCommand } from './commands/doctor.js';
+import { retryCommand } from './commands/retry.js';
 
 const USAGE = `memloom — long-term memory for AI agents
 
@@ -23,6 +26,11 @@ Usage: memloom <command> [options]
   bench recall --locomo F    retrieval quality on a LoCoMo-format file (evidence recall@5/10/25)
   ingest <file|dir> [--url URL] [--api-key KEY] [--batch 500]
                              posts the events of JSONL files to the API, with a progress bar
+  forget --session S | --user U | --dataset D | --event E [--url URL] [--tenant T]
+                             hard-deletes a scope following provenance, prints counts
+  doctor [--tenant T]        checks memory invariants (orphans, duplicates); exit 1 on violations
+  retry --queue Q | --all [--url URL] [--tenant T]
+                             failed jobs back to waiting; their dead letters marked retried
 
 Configuration comes from the environment and .env (see README).`;
 
@@ -37,6 +45,9 @@ const COMMANDS: Record<string, Command> = {
   migrate: runMigrate,
   ingest,
   bench,
+  forget: forgetCommand,
+  doctor: doctorCommand,
+  retry: retryCommand,
 };
 
 function parseQueues(value: string | undefined): QueueName[] {

@@ -1,5 +1,5 @@
-import { withTenant, type Db } from '../db/pool.js';
-import { markEnqueued } from '../db/sql/insert-events.js';
+import type { Db } from '../db/pool.js';
+import { markEnqueuedStatement, runInOneTransaction, setTenantStatement } from '../db/sql/insert-events.js';
 import type { Logger } from '../logger.js';
 import { jobOptions } from '../queue/enqueue.js';
 import type { Queues } from '../queue/queues.js';
@@ -11,6 +11,13 @@ const MAX_JOBS_PER_ADD = 500;
  * late add is harmless (the job id is the event id).
  */
 const ENQUEUE_TIMEOUT_MS = 5_000;
+/**
+ * Marking events enqueued is bookkeeping for the reconciler only, so it is batched: at most this
+ * late (well inside the reconciler's grace period) or once this many are waiting. Under load that
+ * keeps it from costing a write per request on the single PGlite thread.
+ */
+const MARK_DELAY_MS = 250;
+const MARK_BATCH = 5_000;
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -25,6 +32,14 @@ export function triageJobId(eventId: string): string {
   return eventId;
 }
 
+type ByTenant = Map<string, string[]>;
+
+function add(map: ByTenant, tenantId: string, ids: string[]): void {
+  const list = map.get(tenantId);
+  if (list) list.push(...ids);
+  else map.set(tenantId, [...ids]);
+}
+
 /**
  * Hands committed events to the triage queue off the request path: ids from many requests are
  * coalesced into addBulk calls, then marked enqueued. If the queue is down the ids stay unmarked
@@ -35,10 +50,14 @@ export class Dispatcher {
   readonly #db: Db;
   readonly #queues: Queues;
   readonly #log: Logger;
-  #pending = new Map<string, string[]>();
+  #pending: ByTenant = new Map();
   #size = 0;
   #running: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #unmarked: ByTenant = new Map();
+  #unmarkedSize = 0;
+  #marking: Promise<void> | undefined;
+  #markTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: { db: Db; queues: Queues; log: Logger }) {
     this.#db = deps.db;
@@ -48,15 +67,19 @@ export class Dispatcher {
 
   submit(tenantId: string, eventIds: string[]): void {
     if (eventIds.length === 0) return;
-    const list = this.#pending.get(tenantId) ?? [];
-    list.push(...eventIds);
-    this.#pending.set(tenantId, list);
+    add(this.#pending, tenantId, eventIds);
     this.#size += eventIds.length;
-    this.#timer ??= setTimeout(() => void this.flush(), 2);
+    this.#timer ??= setTimeout(() => void this.flushQueue(), 2);
   }
 
-  /** Resolves when everything submitted before the call has been handed to the queue (or left to the reconciler). */
+  /** Resolves when everything submitted before the call is queued and marked (or left to the reconciler). */
   async flush(): Promise<void> {
+    await this.flushQueue();
+    await this.#mark();
+  }
+
+  /** Resolves when everything submitted before the call has been handed to the queue (marking may lag). */
+  async flushQueue(): Promise<void> {
     while (this.#running || this.#size > 0) {
       if (this.#running) {
         await this.#running;
@@ -71,23 +94,43 @@ export class Dispatcher {
     this.#timer = undefined;
     const batches = this.#pending;
     this.#pending = new Map();
+    let left = this.#size;
     this.#size = 0;
-    let left = [...batches].reduce((n, [, ids]) => n + ids.length, 0);
     for (const [tenantId, ids] of batches) {
       for (let i = 0; i < ids.length; i += MAX_JOBS_PER_ADD) {
         const slice = ids.slice(i, i + MAX_JOBS_PER_ADD);
         try {
           await withTimeout(enqueueTriage(this.#queues, tenantId, slice), ENQUEUE_TIMEOUT_MS);
-          await withTenant(this.#db, tenantId, (tx) => markEnqueued(tx, slice));
-          left -= slice.length;
         } catch (err) {
-          // The queue (or database) is down: one warning, and the rest of this round is left to
-          // the reconciler rather than waiting out a timeout per slice.
+          // The queue is down: one warning, and the rest of this round is left to the reconciler
+          // rather than waiting out a timeout per slice.
           this.#log.warn({ err, events: left }, 'enqueue failed; the reconciler will enqueue these events');
           return;
         }
+        left -= slice.length;
+        add(this.#unmarked, tenantId, slice);
+        this.#unmarkedSize += slice.length;
       }
     }
+    if (this.#unmarkedSize >= MARK_BATCH) await this.#mark();
+    else this.#markTimer ??= setTimeout(() => void this.#mark(), MARK_DELAY_MS);
+  }
+
+  /** Marks every event queued so far, all tenants in one transaction. */
+  async #mark(): Promise<void> {
+    while (this.#marking) await this.#marking;
+    if (this.#markTimer) clearTimeout(this.#markTimer);
+    this.#markTimer = undefined;
+    if (this.#unmarkedSize === 0) return;
+    const batches = this.#unmarked;
+    this.#unmarked = new Map();
+    this.#unmarkedSize = 0;
+    const statements = [...batches].flatMap(([tenantId, ids]) => [setTenantStatement(tenantId), markEnqueuedStatement(ids)]);
+    this.#marking = runInOneTransaction(this.#db, statements)
+      .then(() => undefined)
+      .catch((err: unknown) => this.#log.warn({ err }, 'marking events enqueued failed; the reconciler will re-add them (same job ids)'))
+      .finally(() => (this.#marking = undefined));
+    await this.#marking;
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { withTenant, type Db } from '../db/pool.js';
-import { insertEvents, type EventRow } from '../db/sql/insert-events.js';
+import type { Db } from '../db/pool.js';
+import { insertedEvents, insertEventsStatement, runInOneTransaction, setTenantStatement, type EventRow, type InsertedEvent } from '../db/sql/insert-events.js';
 import { contentHash } from '../domain/text.js';
 import type { InputIssue } from '../errors.js';
+import { translateError } from '../errors-translate.js';
 import { validateEvents, type EventInput } from './schema.js';
 
 export type EventSource = 'http' | 'file' | 'client' | 'feedback' | 'cli';
@@ -23,6 +24,8 @@ export interface IngestOptions {
   /** Idempotency key for items without `id` (file lines: sha256(path + line number + line)). Default: random, no dedup. */
   deriveKey?: (index: number) => string;
   sourceRef?: (index: number) => string | undefined;
+  /** Group commit shared by concurrent callers (the API has one); default: a write of this call's own. */
+  writer?: EventWriter;
 }
 
 export function toEventRow(event: EventInput, key: string, source: EventSource, sourceRef: string | undefined): EventRow {
@@ -46,9 +49,9 @@ export function toEventRow(event: EventInput, key: string, source: EventSource, 
 }
 
 /**
- * Validates and durably stores events for one tenant, in one transaction. Returns only after the
- * commit; the caller hands `newIds` to the dispatcher afterwards. A client `id` is the idempotency
- * key (per tenant): the same key twice stores one event and counts as a duplicate.
+ * Validates and durably stores events for one tenant. Returns only after the commit; the caller
+ * hands `newIds` to the dispatcher afterwards. A client `id` is the idempotency key (per tenant):
+ * the same key twice stores one event and counts as a duplicate.
  */
 export async function ingestEvents(db: Db, tenantId: string, items: unknown[], opts: IngestOptions): Promise<IngestResult> {
   const { valid, issues, tooLarge } = validateEvents(items);
@@ -65,7 +68,7 @@ export async function ingestEvents(db: Db, tenantId: string, items: unknown[], o
     firstIndexOfKey.set(key, index);
     rows.push(toEventRow(event, key, opts.source, opts.sourceRef?.(index)));
   }
-  const stored = rows.length > 0 ? await withTenant(db, tenantId, (tx) => insertEvents(tx, rows)) : [];
+  const stored = rows.length > 0 ? await (opts.writer ?? new EventWriter(db)).write(tenantId, rows) : [];
   let accepted = 0;
   let duplicates = sameKeyAs.length;
   const newIds: string[] = [];
@@ -80,4 +83,94 @@ export async function ingestEvents(db: Db, tenantId: string, items: unknown[], o
   }
   for (const [index, key] of sameKeyAs) ids[index] = idOfKey.get(key) ?? null;
   return { accepted, duplicates, ids, issues, tooLarge, newIds };
+}
+
+interface Pending {
+  tenantId: string;
+  rows: EventRow[];
+  resolve: (stored: InsertedEvent[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Rows per shared write; a request bigger than this still goes in one piece, alone. */
+const GROUP_ROWS = 2_000;
+
+/**
+ * Group commit. PGlite runs one statement at a time on the thread that also serves HTTP, so what
+ * limits ingestion is the number of round trips, not their size: requests that arrive while a
+ * write is in flight are written together by the next one, in a single message that is a single
+ * transaction (per tenant: set_config + INSERT). Each caller still gets its answer only after that
+ * commit. If a shared write fails for a reason other than the database being unavailable, each
+ * request is written again on its own, so one request's bad data fails only that request.
+ */
+export class EventWriter {
+  readonly #db: Db;
+  #queue: Pending[] = [];
+  #busy = false;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  write(tenantId: string, rows: EventRow[]): Promise<InsertedEvent[]> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ tenantId, rows, resolve, reject });
+      if (!this.#busy) void this.#run();
+    });
+  }
+
+  async #run(): Promise<void> {
+    this.#busy = true;
+    try {
+      while (this.#queue.length > 0) {
+        let size = 0;
+        let n = 0;
+        while (n < this.#queue.length && (n === 0 || size + (this.#queue[n] as Pending).rows.length <= GROUP_ROWS)) size += (this.#queue[n++] as Pending).rows.length;
+        await this.#commit(this.#queue.splice(0, n));
+      }
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async #commit(group: Pending[]): Promise<void> {
+    try {
+      const results = await writeGroup(this.#db, group);
+      group.forEach((p, i) => p.resolve(results[i] as InsertedEvent[]));
+    } catch (err) {
+      if (group.length === 1 || translateError(err).kind === 'unavailable') {
+        for (const p of group) p.reject(err);
+        return;
+      }
+      for (const p of group) await writeGroup(this.#db, [p]).then(([stored]) => p.resolve(stored as InsertedEvent[]), p.reject);
+    }
+  }
+}
+
+/** Writes a group in one transaction; per request, the stored events in row order. */
+async function writeGroup(db: Db, group: Pending[]): Promise<InsertedEvent[][]> {
+  const byTenant = new Map<string, Map<string, EventRow>>();
+  for (const p of group) {
+    const rows = byTenant.get(p.tenantId) ?? new Map<string, EventRow>();
+    for (const r of p.rows) if (!rows.has(r.idem_key)) rows.set(r.idem_key, r); // first request with a key wins
+    byTenant.set(p.tenantId, rows);
+  }
+  const tenants = [...byTenant].map(([tenantId, rows]) => ({ tenantId, rows: [...rows.values()] }));
+  const results = await runInOneTransaction(db, tenants.flatMap((t) => [setTenantStatement(t.tenantId), insertEventsStatement(t.rows)]));
+  const stored = new Map<string, Map<string, InsertedEvent>>();
+  for (const [i, t] of tenants.entries()) {
+    const events = await insertedEvents(db, t.tenantId, t.rows, results[2 * i + 1]);
+    stored.set(t.tenantId, new Map(events.map((e) => [e.idem_key, e])));
+  }
+  // a key inserted for an earlier request of the group is a duplicate for the later ones
+  const claimed = new Set<string>();
+  return group.map((p) =>
+    p.rows.map((r) => {
+      const s = stored.get(p.tenantId)?.get(r.idem_key) as InsertedEvent;
+      const key = `${p.tenantId}\n${r.idem_key}`;
+      if (!s.inserted || claimed.has(key)) return { ...s, inserted: false };
+      claimed.add(key);
+      return s;
+    }),
+  );
 }

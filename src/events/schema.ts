@@ -31,7 +31,8 @@ const text = (max: number) =>
 const id = text(200).min(1);
 
 /** ISO-8601 duration (P30D, PT12H, P1Y2M…), stored as a PostgreSQL interval. */
-const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
+// Bounded digit counts keep every accepted value inside PostgreSQL's interval range (a 500 otherwise).
+const ISO_DURATION = /^P(?!$)(\d{1,7}Y)?(\d{1,7}M)?(\d{1,7}W)?(\d{1,7}D)?(T(?=\d)(\d{1,7}H)?(\d{1,7}M)?(\d{1,9}(\.\d{1,6})?S)?)?$/;
 
 /**
  * Checks metadata without recursion (a body can nest 100,000 levels, which would overflow a
@@ -81,7 +82,10 @@ export const EventInput = z
         const problem = storableText(s);
         if (problem) ctx.addIssue({ code: 'custom', message: `content ${problem}` });
       }),
-    occurred_at: z.iso.datetime({ offset: true, error: 'an ISO-8601 timestamp with a time zone, e.g. 2026-11-29T10:00:00Z' }).optional(),
+    occurred_at: z.iso
+      .datetime({ offset: true, error: 'an ISO-8601 timestamp with a time zone, e.g. 2026-11-29T10:00:00Z' })
+      .refine((s) => !s.startsWith('0000'), 'the year must be 0001 or later') // PostgreSQL has no year 0
+      .optional(),
     importance: z.number().int().min(1).max(10).optional(),
     ttl: z.string().max(64).regex(ISO_DURATION, 'an ISO-8601 duration such as P30D or PT12H').optional(),
     metadata: z

@@ -8,6 +8,10 @@ import { OpenAIEmbeddings } from './embeddings/openai.js';
 import { HeuristicLlm } from './llm/heuristic/index.js';
 import { OpenAILlm } from './llm/openai.js';
 
+/**
+ * The raw providers. createDeps puts the paid ones behind the shared gate (gated.ts) before anything
+ * else sees them; nothing else may construct providers (test/gate-wiring.test.ts).
+ */
 export interface Providers {
   embeddings: EmbeddingProvider;
   llm: LlmProvider;
@@ -32,6 +36,9 @@ export function createEmbeddings(config: Config): EmbeddingProvider {
   return new HashingEmbedder({ dimensions: config.EMBEDDINGS_DIMENSIONS ?? 384 });
 }
 
+/** Output cap of one extraction request; the gate reserves it until the provider's usage is known. */
+export const LLM_MAX_OUTPUT_TOKENS = 2000;
+
 export function createLlm(config: Config): LlmProvider {
   if (config.LLM_PROVIDER === 'openai') {
     return new OpenAILlm({
@@ -39,6 +46,7 @@ export function createLlm(config: Config): LlmProvider {
       apiKey: config.LLM_API_KEY ?? 'none',
       model: config.LLM_MODEL ?? 'gpt-4o-mini',
       timeoutMs: config.LLM_TIMEOUT_MS,
+      maxOutputTokens: LLM_MAX_OUTPUT_TOKENS,
     });
   }
   return new HeuristicLlm();

@@ -18,8 +18,13 @@ export function jobOptions(jobId: string, opts: NextJob['opts'] = {}): JobsOptio
   return o;
 }
 
+export interface EnqueueHooks {
+  /** Called when a debounced add merged into a job already pending (metrics: debounced-away jobs). */
+  deduplicated?(stage: NextJob['stage']): void;
+}
+
 /** Enqueue jobs grouped per queue with addBulk (one round trip per queue). `jobId` dedups in the queue only. */
-export async function enqueueAll(queues: Queues, jobs: Array<NextJob & { jobId: string }>): Promise<void> {
+export async function enqueueAll(queues: Queues, jobs: Array<NextJob & { jobId: string }>, hooks: EnqueueHooks = {}): Promise<void> {
   const byQueue = new Map<NextJob['stage'], Array<NextJob & { jobId: string }>>();
   for (const j of jobs) {
     // deduplicated (debounced) jobs are added one by one: addBulk does not apply deduplication everywhere
@@ -33,7 +38,15 @@ export async function enqueueAll(queues: Queues, jobs: Array<NextJob & { jobId: 
       const plain = list.filter((j) => !j.opts?.deduplication);
       const deduped = list.filter((j) => j.opts?.deduplication);
       if (plain.length > 0) await queue.addBulk(plain.map((j) => ({ name: stage, data: j.input, opts: jobOptions(j.jobId, j.opts) })));
-      for (const j of deduped) await queue.add(stage, j.input, jobOptions(j.jobId, j.opts));
+      for (const j of deduped) {
+        // In debounce mode (replace) BullMQ swaps a delayed pending job for the new one, or keeps
+        // the add as the pending job's follow-up when that job is running; either way a job was
+        // already pending under the key, which the answer's id alone cannot tell.
+        const dedupId = j.opts?.deduplication?.id as string;
+        const pending = hooks.deduplicated ? await queue.getDeduplicationJobId(dedupId) : null;
+        await queue.add(stage, j.input, jobOptions(j.jobId, j.opts));
+        if (pending !== null) hooks.deduplicated?.(stage);
+      }
     }),
   );
 }

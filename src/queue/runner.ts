@@ -7,9 +7,15 @@ import { insertJobDeadLetter } from '../db/sql/dead-letters.js';
 import { enqueueAll } from './enqueue.js';
 import type { QueueName } from './names.js';
 import type { AnyStage, NextJob } from './stage.js';
+import { GATE_CODES } from '../providers/gate.js';
+import { runInGateScope } from '../providers/gate-scope.js';
+import { delayJob } from './delay.js';
+import { ProviderReadiness, type ReadinessCheck } from './readiness.js';
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** Provider readiness of these workers, for /readyz (apps/api/routes/ops.ts Readiness). */
+  readiness: { checks: ReadinessCheck[] };
   /** Stops taking new jobs and waits for in-flight ones (graceful drain). */
   close(): Promise<void>;
 }
@@ -26,6 +32,7 @@ export async function enqueueNext(deps: Deps, catalog: StageCatalog, next: NextJ
       if (!stage) throw new MemloomError('STAGE_UNKNOWN', `No stage named ${n.stage}`, { kind: 'internal', retryable: false });
       return { ...n, jobId: stage.key(n.input) };
     }),
+    { deduplicated: (queue) => deps.metrics.debounced.inc({ queue }) },
   );
 }
 
@@ -36,13 +43,15 @@ export async function enqueueNext(deps: Deps, catalog: StageCatalog, next: NextJ
  */
 export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly QueueName[]): RunningWorkers {
   const workers: Worker[] = [];
+  const readiness = new ProviderReadiness(deps);
+  let closing = false;
   for (const name of names) {
     const stage = catalog.get(name);
     if (!stage) continue;
     const log = deps.log.child({ stage: name });
     const worker: Worker = deps.queues.backend.createWorker(
       name,
-      async (job: Job) => {
+      async (job: Job, token?: string) => {
         const parsed = stage.input.safeParse(job.data);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
@@ -51,31 +60,56 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
         const input = parsed.data as Record<string, unknown>;
         const jobLog = log.child({ jobId: job.id, eventId: input.eventId, tenantId: input.tenantId });
         const ctx = { deps, log: jobLog, job };
+        const timer = deps.metrics.jobDuration.startTimer({ queue: name });
+        let status = 'failed';
         try {
-          const result = await stage.handle(input, ctx);
-          const next = (await stage.next?.(input, result, ctx)) ?? [];
-          await enqueueNext(deps, catalog, next);
+          // Paid provider calls inside the job are charged to its tenant and job (the gate reads this scope).
+          const scope = { tenantId: typeof input.tenantId === 'string' ? input.tenantId : undefined, jobId: job.id, queue: name };
+          const result = await runInGateScope(scope, async () => {
+            const r = await stage.handle(input, ctx);
+            const next = (await stage.next?.(input, r, ctx)) ?? [];
+            await enqueueNext(deps, catalog, next);
+            return r;
+          });
+          status = 'completed';
           return result;
         } catch (err) {
           const e = translateError(err);
+          if (e.code === GATE_CODES.budgetWait) {
+            status = 'delayed';
+            return await delayJob(job, token, e, jobLog);
+          }
           if (e.kind === 'rate_limited') {
+            status = 'rate_limited';
             jobLog.warn({ code: e.code, retryAfterMs: e.retryAfterMs }, 'rate limited; queue paused');
             await worker.rateLimit(e.retryAfterMs ?? 1000);
             throw Worker.RateLimitError();
           }
           if (!e.retryable) throw new UnrecoverableError(`${e.code}: ${e.message}`);
+          status = 'retry';
           jobLog.warn({ code: e.code, err: e.cause ?? e, attempt: job.attemptsMade + 1 }, 'job failed; will retry');
           throw e;
+        } finally {
+          timer({ status });
         }
       },
-      { concurrency: stage.concurrency ?? deps.config.WORKER_CONCURRENCY, autorun: true },
+      // A stage that needs a paid provider starts consuming once the provider answers (below).
+      { concurrency: stage.concurrency ?? deps.config.WORKER_CONCURRENCY, autorun: readiness.needs(name).length === 0 },
     );
+    const needs = readiness.needs(name);
+    if (needs.length > 0) {
+      void readiness.whenReady(needs).then(() => {
+        if (closing) return;
+        worker.run().catch((err: unknown) => log.error({ err }, 'worker stopped'));
+      });
+    }
     worker.on('failed', (job, err) => {
       if (!job) return;
       const attempts = job.opts.attempts ?? 1;
       const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= attempts;
       if (!final) return;
       log.error({ jobId: job.id, err: { message: err.message } }, 'job failed permanently');
+      deps.metrics.deadLetters.inc({ queue: name });
       const tenantId = typeof job.data?.tenantId === 'string' ? job.data.tenantId : 'default';
       void withTenant(deps.db, tenantId, (tx) =>
         insertJobDeadLetter(tx, { queue: name, jobId: String(job.id), message: err.message, payload: JSON.stringify(job.data ?? null) }),
@@ -84,9 +118,13 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
     worker.on('error', (err) => log.error({ err }, 'worker error'));
     workers.push(worker);
   }
+  deps.log.info({ queues: workers.map((w) => w.name), backend: deps.queues.backend.kind }, 'workers started');
   return {
     workers,
+    readiness: { checks: readiness.checks },
     async close() {
+      closing = true;
+      readiness.close();
       await Promise.all(workers.map((w) => w.close()));
     },
   };

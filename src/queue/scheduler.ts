@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 
 /** Periodic maintenance tasks; each is one BullMQ job scheduler, so one tick runs once across all replicas. */
-export const MAINTENANCE_TASKS = ['reconcile'] as const;
+export const MAINTENANCE_TASKS = ['reconcile', 'ttl-sweep', 'decay', 'dream-triggers', 'briefing'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export interface RunningScheduler {
@@ -9,7 +9,14 @@ export interface RunningScheduler {
 }
 
 export function scheduleIntervals(deps: Deps): Record<MaintenanceTask, number> {
-  return { reconcile: deps.config.RECONCILE_INTERVAL_MS };
+  const c = deps.config;
+  return {
+    reconcile: c.RECONCILE_INTERVAL_MS,
+    'ttl-sweep': c.TTL_SWEEP_INTERVAL_MS,
+    decay: c.DECAY_INTERVAL_MS,
+    'dream-triggers': c.DREAM_CHECK_INTERVAL_MS,
+    briefing: c.BRIEFING_INTERVAL_MS,
+  };
 }
 
 export async function startScheduler(deps: Deps): Promise<RunningScheduler> {

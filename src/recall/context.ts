@@ -3,6 +3,7 @@ import { withTenant, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import type { RecallScope } from '../db/sql/recall-filters.js';
 import { ftsQuery, normalizeText } from '../domain/text.js';
+import { runInGateScope } from '../providers/gate-scope.js';
 import type { RecallInput } from './schema.js';
 
 /** Everything the retrievers share for one recall: parsed query, its vector, scope, and a way to run SQL. */
@@ -16,6 +17,8 @@ export interface RecallContext {
   vector: number[];
   dims: number;
   now: Date;
+  /** HNSW scan settings that `run` applies (setVectorSearch) before `fn`. */
+  vectorSearch: { iterative: boolean; efSearch: number };
   /** Runs `fn` in its own tenant transaction (retrievers run in parallel on separate connections). */
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
 }
@@ -34,7 +37,9 @@ async function supportsIterativeScan(deps: Deps): Promise<boolean> {
 
 export async function recallContext(deps: Deps, tenantId: string, input: RecallInput): Promise<RecallContext> {
   const embeddings = deps.providers.embeddings;
-  const [{ vectors }, iterative] = await Promise.all([embeddings.embed([input.query], 'query'), supportsIterativeScan(deps)]);
+  // The query embedding passes the gate (a paid provider) charged to this tenant.
+  const embedQuery = runInGateScope({ tenantId, queue: 'recall' }, () => embeddings.embed([input.query], 'query'));
+  const [{ vectors }, iterative] = await Promise.all([embedQuery, supportsIterativeScan(deps)]);
   const ef = Math.max(64, input.limit * 8);
   return {
     deps,
@@ -49,6 +54,7 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
     vector: vectors[0] as number[],
     dims: embeddings.dimensions,
     now: input.as_of ? new Date(input.as_of) : new Date(),
+    vectorSearch: { iterative, efSearch: ef },
     run: (fn) =>
       withTenant(deps.db, tenantId, async (tx) => {
         await setVectorSearch(tx, iterative, ef);

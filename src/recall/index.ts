@@ -1,8 +1,9 @@
 import type { Deps } from '../deps.js';
-import { withTenant } from '../db/pool.js';
+import { withTenant, type Queryable, type Tx } from '../db/pool.js';
+import { setVectorSearch } from '../db/sql/recall.js';
 import { recordRecall } from '../db/sql/recall-graph.js';
 import { recallChunks } from './chunks.js';
-import { recallContext } from './context.js';
+import { recallContext, type RecallContext } from './context.js';
 import { recallGraph } from './graph.js';
 import { recallMemories } from './memories.js';
 import type { RecallInput, RecallResult } from './schema.js';
@@ -20,35 +21,48 @@ export interface RecallAnswer {
  */
 export async function recall(deps: Deps, tenantId: string, input: RecallInput, onAccess?: (memoryIds: string[]) => void): Promise<RecallAnswer> {
   const started = performance.now();
+  // Outside any transaction: the query embedding may be a provider call.
   const ctx = await recallContext(deps, tenantId, input);
-  let results: RecallResult[];
-  switch (input.mode) {
-    case 'memories':
-      results = await recallMemories(ctx, input.limit);
-      break;
-    case 'chunks':
-      results = await recallChunks(ctx, input.limit);
-      break;
-    case 'graph':
-      results = await recallGraph(ctx, input.limit);
-      break;
-    case 'auto':
-      results = await recallAuto(ctx, input.limit);
-      break;
+  const finish = async (tx: Queryable, results: RecallResult[]): Promise<RecallAnswer> => {
+    const tookMs = Math.round((performance.now() - started) * 100) / 100;
+    const recallId = await recordRecall(tx, { query: input.query, params: { ...input, query: undefined }, userId: input.user_id ?? null, resultIds: results.map((r) => r.id), tookMs });
+    return { recall_id: recallId, results, took_ms: tookMs };
+  };
+  let answer: RecallAnswer;
+  if (deps.embedded) {
+    // PGlite has one session: "parallel" connections only queue behind each other, and each extra
+    // transaction costs four statements of ~1 ms CPU each there. So the retrievers share one
+    // transaction (node-postgres queues their statements on the one client), and so does the log.
+    answer = await withTenant(deps.db, tenantId, async (tx) => {
+      await setVectorSearch(tx, ctx.vectorSearch.iterative, ctx.vectorSearch.efSearch);
+      return finish(tx, await retrieve({ ...ctx, run: <T>(fn: (t: Tx) => Promise<T>) => fn(tx) }));
+    });
+  } else {
+    const results = await retrieve(ctx);
+    answer = await withTenant(deps.db, tenantId, (tx) => finish(tx, results));
   }
-  const tookMs = Math.round((performance.now() - started) * 100) / 100;
-  const recallId = await withTenant(deps.db, tenantId, (tx) =>
-    recordRecall(tx, { query: input.query, params: { ...input, query: undefined }, userId: input.user_id ?? null, resultIds: results.map((r) => r.id), tookMs }),
-  );
-  onAccess?.(results.filter((r) => r.type === 'memory').map((r) => r.id));
-  return { recall_id: recallId, results, took_ms: tookMs };
+  onAccess?.(answer.results.filter((r) => r.type === 'memory').map((r) => r.id));
+  return answer;
+}
+
+async function retrieve(ctx: RecallContext): Promise<RecallResult[]> {
+  switch (ctx.input.mode) {
+    case 'memories':
+      return recallMemories(ctx, ctx.input.limit);
+    case 'chunks':
+      return recallChunks(ctx, ctx.input.limit);
+    case 'graph':
+      return recallGraph(ctx, ctx.input.limit);
+    case 'auto':
+      return recallAuto(ctx, ctx.input.limit);
+  }
 }
 
 /**
  * Memories and evidence chunks ranked together by their fused scores (chunks whose event already
  * backs a returned memory are dropped as redundant), plus up to a fifth of the slots for triplets.
  */
-async function recallAuto(ctx: Awaited<ReturnType<typeof recallContext>>, limit: number): Promise<RecallResult[]> {
+async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
   const graphSlots = Math.floor(limit / 5);
   const [memories, chunks, triplets] = await Promise.all([recallMemories(ctx, limit), recallChunks(ctx, limit), graphSlots > 0 ? recallGraph(ctx, graphSlots) : []]);
   const covered = new Set(memories.flatMap((m) => m.source.event_ids));

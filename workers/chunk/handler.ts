@@ -1,7 +1,6 @@
 import { withTenant } from '../../src/db/pool.js';
-import { eventsToChunk, insertChunks, type NewChunk } from '../../src/db/sql/chunks.js';
+import { chunkedByJob, eventsToChunk, insertChunks, type NewChunk } from '../../src/db/sql/chunks.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
-import { idsWithStatus } from '../../src/db/sql/triage.js';
 import { chunkText } from '../../src/domain/chunking.js';
 import { contentHash, ftsDocument } from '../../src/domain/text.js';
 import { defineStage } from '../../src/queue/stage.js';
@@ -36,8 +35,11 @@ export const chunk = defineStage({
       return { chunks: rows.length };
     });
   },
-  async next({ tenantId, eventIds }, _result, { deps }) {
-    const chunked = await withTenant(deps.db, tenantId, (tx) => idsWithStatus(tx, eventIds, 'chunked'));
+  // Events this job chunked (its run rows say so, also on a retry after the commit) go on to
+  // embedding. Events another job chunked are left to that job: overlapping chunk jobs (each triage
+  // job also covers its own event) would otherwise start overlapping embed jobs and paid calls.
+  async next({ tenantId, eventIds }, _result, { deps, job }) {
+    const chunked = await withTenant(deps.db, tenantId, (tx) => chunkedByJob(tx, eventIds, String(job.id)));
     return chunked.length > 0 ? [embedJob(tenantId, chunked)] : [];
   },
 });

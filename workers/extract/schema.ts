@@ -13,6 +13,12 @@ export type ExtractInput = z.infer<typeof ExtractInput>;
 /** Events handled by one extraction pass; a longer backlog continues in a follow-up job. */
 export const EXTRACT_BATCH = 100;
 
+/**
+ * How long a pass's claim on its events holds before another job may take them over (the pass
+ * died): longer than a pass can take — two model calls (answer and one correction) plus margin.
+ */
+export const extractLeaseMs = (config: Pick<Config, 'LLM_TIMEOUT_MS'>): number => 2 * config.LLM_TIMEOUT_MS + 60_000;
+
 /** Debounce identity: one pending extraction per (tenant, key). */
 export const extractDedupId = (i: ExtractInput): string => `extract-${i.tenantId}-${shortHash(i.extractKey)}`;
 

@@ -1,4 +1,7 @@
 import { defineStage } from '../../src/queue/stage.js';
+import { enqueueBriefings } from './briefing-tick.js';
+import { enqueueDueDreams } from './dream-triggers.js';
+import { refreshDecay, sweepExpired } from './lifecycle.js';
 import { reconcileEvents } from './reconcile.js';
 import { MaintenanceInput } from './schema.js';
 
@@ -15,6 +18,20 @@ export const maintenance = defineStage({
         if (result.requeued > 0) log.info(result, 'reconciler re-enqueued events');
         return result;
       }
+      case 'ttl-sweep': {
+        const result = await sweepExpired(deps);
+        if (result.expired > 0 || result.ttl_defaults > 0) log.info(result, 'expired memories swept');
+        return result;
+      }
+      case 'decay': {
+        const result = await refreshDecay(deps);
+        if (result.archived > 0) log.info(result, 'decay refreshed');
+        return result;
+      }
+      case 'dream-triggers':
+        return enqueueDueDreams(deps);
+      case 'briefing':
+        return enqueueBriefings(deps);
     }
   },
 });

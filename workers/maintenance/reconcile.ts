@@ -1,5 +1,5 @@
 import { listTenants, withTenant } from '../../src/db/pool.js';
-import { findNotEnqueued, markEnqueued } from '../../src/db/sql/insert-events.js';
+import { findNotEnqueued, markEnqueued, markProcessedEnqueued } from '../../src/db/sql/insert-events.js';
 import type { Deps } from '../../src/deps.js';
 import { enqueueTriage } from '../../src/events/dispatcher.js';
 
@@ -15,6 +15,8 @@ const BATCH = 1_000;
 export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number }> {
   let requeued = 0;
   for (const tenantId of await listTenants(deps.db)) {
+    // an event the pipeline has moved past `received` had its job run: only the mark is missing
+    await withTenant(deps.db, tenantId, (tx) => markProcessedEnqueued(tx));
     for (;;) {
       const todo = await withTenant(deps.db, tenantId, (tx) => findNotEnqueued(tx, graceMs, BATCH));
       if (todo.length === 0) break;

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../src/deps.js';
 import { InputError, MemloomError } from '../../../src/errors.js';
-import { ingestEvents } from '../../../src/events/ingest.js';
+import { EventWriter, ingestEvents } from '../../../src/events/ingest.js';
 import { TenantRateLimiter } from '../../../src/events/rate-limit.js';
 import { MAX_BATCH } from '../../../src/events/schema.js';
 
 /** POST /v1/events — one event or {"events":[…]}; 202 only after the events are committed. */
 export function eventRoutes(app: FastifyInstance, deps: Deps): void {
   const limiter = new TenantRateLimiter(deps.config.INGEST_RATE_PER_SEC);
+  const writer = new EventWriter(deps.db); // group commit across concurrent requests
 
   app.post('/v1/events', async (req, reply) => {
     const items = eventItems(req.body);
@@ -15,7 +16,7 @@ export function eventRoutes(app: FastifyInstance, deps: Deps): void {
     if (waitMs > 0) {
       throw new MemloomError('RATE_LIMITED', 'Over this tenant\u2019s ingest rate; retry after the indicated delay.', { kind: 'rate_limited', retryAfterMs: waitMs });
     }
-    const result = await ingestEvents(deps.db, req.tenantId, items, { source: 'http' });
+    const result = await ingestEvents(deps.db, req.tenantId, items, { source: 'http', writer });
     deps.dispatcher.submit(req.tenantId, result.newIds);
     const stored = result.accepted + result.duplicates;
     if (stored === 0 && result.issues.length > 0) {

@@ -41,7 +41,8 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
     if (roles.workers.length > 0) workers = startWorkers(deps, CATALOG, roles.workers);
     if (roles.watcher) watcher = await startWatcher(deps);
     if (roles.api) {
-      app = await buildServer(deps);
+      // /readyz reports this process's workers' provider readiness too.
+      app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] } });
       await app.listen({ host: config.HOST, port: config.PORT });
       log.info({ url: `http://${config.HOST}:${(app.server.address() as { port: number }).port}`, admin: '/admin/queues' }, 'memloom api listening');
     }

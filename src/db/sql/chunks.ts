@@ -56,6 +56,22 @@ export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: 
   await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
 }
 
+/**
+ * Ids among `ids` that are `chunked` and whose chunks were written by a run of job `jobId` (or that
+ * have no chunk at all, which no other job would move on), in `seq` order.
+ */
+export async function chunkedByJob(tx: Queryable, ids: string[], jobId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT e.id FROM events e
+     WHERE e.id = ANY($1::uuid[]) AND e.status = 'chunked'
+       AND (EXISTS (SELECT 1 FROM chunks c JOIN pipeline_runs r ON r.id = c.run_id WHERE c.event_id = e.id AND r.job_id = $2)
+            OR NOT EXISTS (SELECT 1 FROM chunks c WHERE c.event_id = e.id))
+     ORDER BY e.seq`,
+    [ids, jobId],
+  );
+  return rows.map((r) => r.id);
+}
+
 export interface ChunkToEmbed {
   id: string;
   event_id: string;

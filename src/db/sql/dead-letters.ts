@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { dollarQuoted } from './insert-events.js';
 
 export interface DeadLetter {
   id: string;
@@ -22,8 +23,10 @@ function storable(s: string, max: number): string {
   return s.slice(0, max).replace(/\u0000|[\uD800-\uDFFF]/gu, '\uFFFD');
 }
 
-// clock_timestamp(), not now(): rows written in one transaction (a file slice with several bad
-// lines) get distinct times, which keeps the created_at cursor of listDeadLetters stable.
+// clock_timestamp(), not now(), plus a microsecond per row of a statement: rows written in one
+// transaction (a file slice with several bad lines) get distinct times, so the created_at cursor of
+// listDeadLetters rarely meets ties (PGlite's clock ticks in milliseconds); ties it does meet are
+// returned whole.
 
 /** Records a job that exhausted its attempts. Idempotent per (queue, job id): a later failure updates the message. */
 export async function insertJobDeadLetter(tx: Queryable, d: { queue: string; jobId: string; message: string; payload: string }): Promise<void> {
@@ -43,20 +46,29 @@ export interface FileDeadLetter {
   payload: string;
 }
 
+function fileDeadLettersStatement(source: string): string {
+  return `INSERT INTO dead_letters (source, file, line, code, message, payload, created_at)
+     SELECT 'file', file, line, code, message, payload, clock_timestamp() + n * interval '1 microsecond'
+     FROM jsonb_to_recordset(${source}) AS x(file text, line bigint, code text, message text, payload text, n int)
+     ON CONFLICT (tenant_id, file, line, md5(coalesce(payload, ''))) WHERE source = 'file' DO NOTHING`;
+}
+
+function fileDeadLettersJson(rows: FileDeadLetter[]): string {
+  return JSON.stringify(rows.map((d, n) => ({ ...d, message: storable(d.message, 4000), payload: storable(d.payload, 100_000), n })));
+}
+
 /**
  * Records malformed lines of an events file, in one statement. Idempotent per (file, line,
  * content): a replayed file (truncation, restart) dead-letters each bad line once.
  */
 export async function insertFileDeadLetters(tx: Queryable, rows: FileDeadLetter[]): Promise<void> {
   if (rows.length === 0) return;
-  const clipped = rows.map((d) => ({ ...d, message: storable(d.message, 4000), payload: storable(d.payload, 100_000) }));
-  await tx.query(
-    `INSERT INTO dead_letters (source, file, line, code, message, payload, created_at)
-     SELECT 'file', file, line, code, message, payload, clock_timestamp()
-     FROM jsonb_to_recordset($1::jsonb) AS x(file text, line bigint, code text, message text, payload text)
-     ON CONFLICT (tenant_id, file, line, md5(coalesce(payload, ''))) WHERE source = 'file' DO NOTHING`,
-    [JSON.stringify(clipped)],
-  );
+  await tx.query(fileDeadLettersStatement('$1::jsonb'), [fileDeadLettersJson(rows)]);
+}
+
+/** insertFileDeadLetters as a statement for runInOneTransaction (after setTenantStatement); undefined when there is nothing to write. */
+export function insertFileDeadLettersStatement(rows: FileDeadLetter[]): string | undefined {
+  return rows.length === 0 ? undefined : fileDeadLettersStatement(`${dollarQuoted(fileDeadLettersJson(rows))}::jsonb`);
 }
 
 export type DeadLetterSource = 'file' | 'job' | 'http';

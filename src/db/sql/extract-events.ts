@@ -14,25 +14,57 @@ export interface EventToExtract {
   metadata: Record<string, unknown>;
 }
 
-/** The oldest events of one extraction key still waiting for extraction. */
-export async function eventsToExtract(tx: Queryable, extractKey: string, limit: number): Promise<EventToExtract[]> {
-  const { rows } = await tx.query<EventToExtract>(
-    `SELECT id, type, role, content, occurred_at, dataset, user_id, agent_id, session_id, importance, metadata FROM events
-     WHERE extract_key = $1 AND extract_pending AND status = 'embedded' ORDER BY seq LIMIT $2`,
-    [extractKey, limit],
+/**
+ * Claims the oldest events of one extraction key for one pass and returns them in `seq` order:
+ * those `embedded`, and those still `extracting` under a claim older than `leaseMs` (their job died
+ * mid-pass). A claim is status `extracting` with processed_at = the claim time; it keeps concurrent
+ * jobs of the same key (a debounced follow-up, a replay, another process) from sending the same
+ * messages to a paid model twice. Events being extracted still count as pending (DESIGN §5).
+ */
+export async function claimForExtraction(tx: Queryable, extractKey: string, limit: number, leaseMs: number): Promise<EventToExtract[]> {
+  const { rows } = await tx.query<EventToExtract & { seq: number }>(
+    `UPDATE events e SET status = 'extracting', processed_at = now()
+     FROM (SELECT id FROM events WHERE extract_key = $1 AND extract_pending
+             AND (status = 'embedded' OR (status = 'extracting' AND processed_at < now() - $3::int * interval '1 millisecond'))
+           ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED) c
+     WHERE e.id = c.id
+     RETURNING e.id, e.seq, e.type, e.role, e.content, e.occurred_at, e.dataset, e.user_id, e.agent_id, e.session_id, e.importance, e.metadata`,
+    [extractKey, limit, leaseMs],
   );
-  return rows;
+  return rows.sort((a, b) => a.seq - b.seq).map(({ seq: _seq, ...event }) => event);
+}
+
+/** Gives claimed events back (the pass failed before writing), so the retry or another job takes them now. */
+export async function releaseExtraction(tx: Queryable, ids: string[]): Promise<void> {
+  await tx.query(`UPDATE events SET status = 'embedded', processed_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'extracting'`, [ids]);
 }
 
 /** Extraction done: the events are recallable as memory. Idempotent. */
 export async function markExtracted(tx: Queryable, ids: string[]): Promise<void> {
-  await tx.query(`UPDATE events SET status = 'done', extract_pending = false, processed_at = now() WHERE id = ANY($1::uuid[]) AND status = 'embedded'`, [ids]);
+  await tx.query(
+    `UPDATE events SET status = 'done', extract_pending = false, processed_at = now() WHERE id = ANY($1::uuid[]) AND status IN ('embedded', 'extracting')`,
+    [ids],
+  );
 }
 
-export async function hasPendingExtraction(tx: Queryable, extractKey: string): Promise<{ pending: number; oldest: Date | null }> {
-  const { rows } = await tx.query<{ pending: number; oldest: Date | null }>(
-    `SELECT count(*)::int AS pending, min(received_at) AS oldest FROM events WHERE extract_key = $1 AND extract_pending AND status = 'embedded'`,
-    [extractKey],
+export interface PendingState {
+  /** Events waiting for a pass. */
+  pending: number;
+  oldest: Date | null;
+  /** Events under another pass's claim, and the milliseconds until the last claim expires. */
+  claimed: number;
+  claimLeftMs: number;
+}
+
+export async function hasPendingExtraction(tx: Queryable, extractKey: string, leaseMs: number): Promise<PendingState> {
+  const { rows } = await tx.query<PendingState>(
+    `SELECT count(*) FILTER (WHERE status = 'embedded')::int AS pending,
+            min(received_at) FILTER (WHERE status = 'embedded') AS oldest,
+            count(*) FILTER (WHERE status = 'extracting')::int AS claimed,
+            coalesce(ceil(extract(epoch FROM max(processed_at) FILTER (WHERE status = 'extracting')
+              + $2::int * interval '1 millisecond' - now()) * 1000), 0)::int AS "claimLeftMs"
+     FROM events WHERE extract_key = $1 AND extract_pending AND status IN ('embedded', 'extracting')`,
+    [extractKey, leaseMs],
   );
-  return rows[0] as { pending: number; oldest: Date | null };
+  return rows[0] as PendingState;
 }

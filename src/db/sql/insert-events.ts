@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { MemloomError } from '../../errors.js';
 import type { Queryable } from '../pool.js';
 
 export interface EventRow {
@@ -24,36 +27,97 @@ export interface InsertedEvent {
   inserted: boolean;
 }
 
+const COLUMNS = `idem_key text, dataset text, user_id text, agent_id text, session_id text, type text, role text, content text,
+  content_hash text, occurred_at timestamptz, importance smallint, ttl text, metadata jsonb, source text, source_ref text`;
+
 /**
- * Stores a batch of events in one statement. Takes rows with distinct idem_keys (the caller folds
- * in-batch duplicates); returns, per key, the stored id and whether this call inserted it.
- * Idempotent: ON CONFLICT (tenant_id, idem_key) DO NOTHING, then the existing ids are read back.
- * Runs inside withTenant (tenant_id comes from app.tenant_id).
+ * The one INSERT of events, from a JSON array of EventRow (`source`: a parameter or a literal).
+ * Idempotent: ON CONFLICT (tenant_id, idem_key) DO NOTHING; RETURNING names the rows it inserted,
+ * and a key it does not name is a duplicate whose id is read back afterwards (rare: retries).
+ * A single plain statement on purpose: a CTE that also looked up duplicates cost more to plan than
+ * a small insert costs to run, and its join scanned the tenant's events. tenant_id comes from
+ * app.tenant_id (RLS checks it too).
+ */
+function insertStatement(source: string): string {
+  return `INSERT INTO events (idem_key, dataset, user_id, agent_id, session_id, type, role, content, content_hash,
+                      occurred_at, importance, ttl, metadata, source, source_ref)
+  SELECT idem_key, dataset, user_id, agent_id, session_id, type, role, content, content_hash,
+         coalesce(occurred_at, now()), importance, ttl::interval, coalesce(metadata, '{}'), source, source_ref
+  FROM jsonb_to_recordset(${source}) AS x(${COLUMNS})
+  ON CONFLICT (tenant_id, idem_key) DO NOTHING
+  RETURNING idem_key, id, true AS inserted`;
+}
+
+/** Orders the statement's answer like `rows`; keys it did not return (duplicates) are read back. */
+async function inRowOrder(tx: Queryable, rows: EventRow[], found: InsertedEvent[], readBack: (keys: string[]) => Promise<InsertedEvent[]>): Promise<InsertedEvent[]> {
+  const byKey = new Map(found.map((r) => [r.idem_key, r]));
+  const missing = rows.filter((r) => !byKey.has(r.idem_key)).map((r) => r.idem_key);
+  if (missing.length > 0) for (const r of await readBack(missing)) byKey.set(r.idem_key, r);
+  return rows.map((r) => {
+    const hit = byKey.get(r.idem_key);
+    if (!hit) throw new MemloomError('EVENT_NOT_STORED', 'An event was neither inserted nor found.', { kind: 'internal', details: { idem_key: r.idem_key } });
+    return hit;
+  });
+}
+
+/**
+ * Stores a batch of events in one statement, inside the caller's transaction (withTenant). Takes
+ * rows with distinct idem_keys (the caller folds in-batch duplicates); returns, in row order, the
+ * stored id and whether this call inserted it.
  */
 export async function insertEvents(tx: Queryable, rows: EventRow[]): Promise<InsertedEvent[]> {
   if (rows.length === 0) return [];
-  const { rows: inserted } = await tx.query<{ idem_key: string; id: string }>(
-    `INSERT INTO events (idem_key, dataset, user_id, agent_id, session_id, type, role, content, content_hash,
-                         occurred_at, importance, ttl, metadata, source, source_ref)
-     SELECT idem_key, dataset, user_id, agent_id, session_id, type, role, content, content_hash,
-            coalesce(occurred_at, now()), importance, ttl::interval, coalesce(metadata, '{}'), source, source_ref
-     FROM jsonb_to_recordset($1::jsonb) AS x(idem_key text, dataset text, user_id text, agent_id text, session_id text,
-          type text, role text, content text, content_hash text, occurred_at timestamptz, importance smallint, ttl text,
-          metadata jsonb, source text, source_ref text)
-     ON CONFLICT (tenant_id, idem_key) DO NOTHING
-     RETURNING idem_key, id`,
-    [JSON.stringify(rows)],
+  const { rows: found } = await tx.query<InsertedEvent>(insertStatement('$1::jsonb'), [JSON.stringify(rows)]);
+  return inRowOrder(tx, rows, found, async (keys) =>
+    (await tx.query<InsertedEvent>(`SELECT idem_key, id, false AS inserted FROM events WHERE tenant_id = current_setting('app.tenant_id') AND idem_key = ANY($1::text[])`, [keys])).rows,
   );
-  const byKey = new Map(inserted.map((r) => [r.idem_key, r.id]));
-  const missing = rows.filter((r) => !byKey.has(r.idem_key)).map((r) => r.idem_key);
-  const existing = new Map<string, string>();
-  if (missing.length > 0) {
-    const { rows: found } = await tx.query<{ idem_key: string; id: string }>('SELECT idem_key, id FROM events WHERE idem_key = ANY($1::text[])', [missing]);
-    for (const r of found) existing.set(r.idem_key, r.id);
-  }
-  return rows.map((r) => {
-    const id = byKey.get(r.idem_key);
-    return id !== undefined ? { idem_key: r.idem_key, id, inserted: true } : { idem_key: r.idem_key, id: existing.get(r.idem_key) as string, inserted: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One round trip per write. PGlite runs every protocol message on the one thread that also
+// serves HTTP, and a parameterised statement costs several messages (Parse, Bind, Describe,
+// Execute, Sync) where a simple query costs one; BEGIN, set_config and COMMIT are three more.
+// A simple-protocol message holding several statements runs as ONE implicit transaction, so
+// `set_config(…, true)` + the writes + the implicit commit take a single round trip. Values go in
+// as dollar-quoted JSON literals (the tag is chosen so the text cannot close it) and tenant ids
+// are checked against their pattern: nothing user-supplied is spliced in any other way.
+// ---------------------------------------------------------------------------------------------
+
+const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A dollar-quoted literal of `text` whose tag does not occur in it. */
+export function dollarQuoted(text: string): string {
+  let tag = '$j$';
+  while (text.includes(tag)) tag = `$j${randomBytes(6).toString('hex')}$`;
+  return `${tag}${text}${tag}`;
+}
+
+/** The statement that scopes the following ones (to the end of the message's transaction) to a tenant. */
+export function setTenantStatement(tenantId: string): string {
+  if (!TENANT_ID.test(tenantId)) throw new MemloomError('TENANT_INVALID', 'A tenant id is letters, digits, _ or -.', { kind: 'input', retryable: false });
+  return `SELECT set_config('app.tenant_id', '${tenantId}', true)`;
+}
+
+/** Sends the statements as one simple-protocol message (one implicit transaction); one result per statement. */
+export async function runInOneTransaction(db: Queryable, statements: string[]): Promise<pg.QueryResult[]> {
+  const result = (await db.query(statements.join(';\n'))) as pg.QueryResult | pg.QueryResult[];
+  return Array.isArray(result) ? result : [result];
+}
+
+/** The INSERT of `rows` as a self-contained statement, for runInOneTransaction after setTenantStatement. */
+export function insertEventsStatement(rows: EventRow[]): string {
+  return insertStatement(`${dollarQuoted(JSON.stringify(rows))}::jsonb`);
+}
+
+/** Reads the answer of insertEventsStatement; duplicates' ids are read back in a second round trip. */
+export async function insertedEvents(db: Queryable, tenantId: string, rows: EventRow[], result: pg.QueryResult | undefined): Promise<InsertedEvent[]> {
+  return inRowOrder(db, rows, (result?.rows ?? []) as InsertedEvent[], async (keys) => {
+    const results = await runInOneTransaction(db, [
+      setTenantStatement(tenantId),
+      `SELECT idem_key, id, false AS inserted FROM events
+       WHERE tenant_id = current_setting('app.tenant_id') AND idem_key = ANY(ARRAY(SELECT jsonb_array_elements_text(${dollarQuoted(JSON.stringify(keys))}::jsonb)))`,
+    ]);
+    return (results[1]?.rows ?? []) as InsertedEvent[];
   });
 }
 
@@ -61,6 +125,16 @@ export async function insertEvents(tx: Queryable, rows: EventRow[]): Promise<Ins
 export async function markEnqueued(tx: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await tx.query('UPDATE events SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND enqueued_at IS NULL', [ids]);
+}
+
+/** markEnqueued as a statement for runInOneTransaction (after setTenantStatement). */
+export function markEnqueuedStatement(ids: string[]): string {
+  return `UPDATE events SET enqueued_at = now() WHERE enqueued_at IS NULL AND id = ANY(ARRAY(SELECT jsonb_array_elements_text(${dollarQuoted(JSON.stringify(ids))}::jsonb)::uuid))`;
+}
+
+/** Events the pipeline has moved past `received` were queued, whatever their mark says (a mark lost to a crash or an outage). */
+export async function markProcessedEnqueued(tx: Queryable): Promise<void> {
+  await tx.query(`UPDATE events SET enqueued_at = now() WHERE enqueued_at IS NULL AND status <> 'received'`);
 }
 
 /** Events stored but never handed to the queue, oldest first (crash or queue outage between commit and enqueue). */

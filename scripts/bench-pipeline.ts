@@ -1,0 +1,224 @@
+/**
+ * Pipeline throughput and freshness in embedded mode (one process: PGlite on disk, the PostgreSQL
+ * queue backend, every pipeline worker), for each local embedder.
+ *
+ * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 2] [--seconds 20] [--rate 50] [--only throughput]
+ *
+ * (a) throughput: N conversational events (LoCoMo turns, with speakers and sessions) posted in
+ *     batches of 200; events/s from the first POST until pending_events == 0, i.e. until everything
+ *     is recallable as memory (triage, chunk, embed and the debounced extraction all done).
+ * (b) freshness: a fresh instance receives events at a steady rate (default 50/s, round-robin over
+ *     the sessions, 5 per POST every 100 ms); per event, the time from the POST's answer until its
+ *     chunk has a vector, and until its extraction is done (minus EXTRACT_DEBOUNCE_MS). The chunks
+ *     and events tables are polled every 50 ms, so figures carry up to 50 ms of polling error.
+ *
+ * The LoCoMo file (CC BY-NC 4.0) is read from ../shared/data, never copied into the repository.
+ * Figures go to stdout as a table; nothing here is a test.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { withTenant } from '../src/db/pool.js';
+import { QUEUE_NAMES } from '../src/queue/names.js';
+import { startTestMemloom, type TestMemloom } from '../test/support/memloom.js';
+
+const DEBOUNCE_MS = 100;
+
+interface Turn {
+  speaker: string;
+  text: string;
+  session: string;
+  user: string;
+}
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+async function loadTurns(file: string): Promise<Turn[]> {
+  const samples = JSON.parse(await readFile(file, 'utf8')) as Array<{ sample_id: string; conversation: Record<string, unknown> }>;
+  const turns: Turn[] = [];
+  for (const s of samples) {
+    for (const [key, value] of Object.entries(s.conversation)) {
+      if (!/^session_\d+$/.test(key) || !Array.isArray(value)) continue;
+      for (const t of value as Array<{ speaker: string; text: string }>) turns.push({ speaker: t.speaker, text: t.text, session: `${s.sample_id}-${key}`, user: s.sample_id });
+    }
+  }
+  return turns;
+}
+
+/** `copies` copies of the corpus with distinct ids and sessions (a copy is another user's history). */
+function events(turns: Turn[], copies: number, tag: string): object[] {
+  const out: object[] = [];
+  for (let c = 0; c < copies; c++) {
+    turns.forEach((t, i) => out.push({ id: `${tag}-${c}-${i}`, session_id: `${t.session}-${tag}${c}`, user_id: `${t.user}-${tag}${c}`, role: 'user', content: t.text, metadata: { speaker: t.speaker } }));
+  }
+  return out;
+}
+
+/** Round-robin over sessions: every session receives a turn now and then, as live agents do. */
+function interleave(list: object[]): object[] {
+  const bySession = new Map<string, object[]>();
+  for (const e of list) {
+    const s = (e as { session_id: string }).session_id;
+    bySession.set(s, [...(bySession.get(s) ?? []), e]);
+  }
+  const queues = [...bySession.values()];
+  const out: object[] = [];
+  for (let i = 0; out.length < list.length; i++) for (const q of queues) if (q[i]) out.push(q[i] as object);
+  return out;
+}
+
+async function start(model: string): Promise<{ m: TestMemloom; home: string }> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
+  const m = await startTestMemloom({
+    home,
+    inMemory: false,
+    env: { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: model, EXTRACT_DEBOUNCE_MS: String(DEBOUNCE_MS), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent' },
+    roles: { api: true, workers: QUEUE_NAMES },
+  });
+  return { m, home };
+}
+
+async function stop({ m, home }: { m: TestMemloom; home: string }): Promise<void> {
+  await m.close();
+  await rm(home, { recursive: true, force: true });
+}
+
+async function post(url: string, batch: object[]): Promise<void> {
+  const res = await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: batch }) });
+  if (res.status !== 202) throw new Error(`POST /v1/events answered ${res.status}: ${await res.text()}`);
+}
+
+/** The definition of pending_events in /v1/stats, without the queue counts. */
+async function pending(m: TestMemloom): Promise<number> {
+  return withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE status NOT IN ('done', 'skipped', 'failed')`)).rows[0]?.n ?? 0);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function throughput(model: string, list: object[]): Promise<{ seconds: number; ingestSeconds: number; stats: Record<string, number> }> {
+  const inst = await start(model);
+  try {
+    const t0 = performance.now();
+    for (let i = 0; i < list.length; i += 200) await post(inst.m.url, list.slice(i, i + 200));
+    const ingestSeconds = (performance.now() - t0) / 1000;
+    while ((await pending(inst.m)) > 0) await sleep(100);
+    const seconds = (performance.now() - t0) / 1000;
+    const stats = (await (await fetch(`${inst.m.url}/v1/stats`)).json()) as { objects: Record<string, number>; pending_events: number };
+    if (stats.pending_events !== 0) throw new Error('stats disagree: pending_events > 0');
+    return { seconds, ingestSeconds, stats: stats.objects };
+  } finally {
+    await stop(inst);
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+async function freshness(model: string, list: object[], rate: number, seconds: number) {
+  const inst = await start(model);
+  const acked = new Map<string, number>();
+  const embeddedAt = new Map<string, number>();
+  const doneAt = new Map<string, number>();
+  let sending = true;
+  let lastAck = performance.now();
+  const poller = (async () => {
+    while (sending || embeddedAt.size < acked.size || doneAt.size < acked.size) {
+      const waitingChunk = [...acked.keys()].filter((id) => !embeddedAt.has(id));
+      const waitingDone = [...acked.keys()].filter((id) => !doneAt.has(id));
+      const now = performance.now();
+      await withTenant(inst.m.deps.db, 'default', async (tx) => {
+        if (waitingChunk.length > 0) {
+          const { rows } = await tx.query<{ event_id: string }>('SELECT DISTINCT event_id FROM chunks WHERE event_id = ANY($1::uuid[]) AND embedding IS NOT NULL', [waitingChunk]);
+          for (const r of rows) embeddedAt.set(r.event_id, now);
+        }
+        if (waitingDone.length > 0) {
+          const { rows } = await tx.query<{ id: string; status: string }>(`SELECT id, status FROM events WHERE id = ANY($1::uuid[]) AND status IN ('done', 'skipped')`, [waitingDone]);
+          for (const r of rows) {
+            doneAt.set(r.id, now);
+            if (r.status === 'skipped') embeddedAt.set(r.id, now); // no chunk will ever come
+          }
+        }
+      });
+      if (!sending && performance.now() - lastAck > 120_000) break;
+      await sleep(50);
+    }
+  })();
+  const perTick = Math.max(1, Math.round(rate / 10));
+  const total = Math.min(list.length, rate * seconds);
+  const skipped = new Set<string>();
+  try {
+    const sends: Array<Promise<void>> = [];
+    const t0 = performance.now();
+    for (let i = 0, tick = 0; i < total; i += perTick, tick++) {
+      const due = t0 + tick * 100;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const batch = list.slice(i, Math.min(i + perTick, total));
+      sends.push(
+        (async () => {
+          const res = await fetch(`${inst.m.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: batch }) });
+          const body = (await res.json()) as { ids: string[] };
+          lastAck = performance.now();
+          for (const id of body.ids) acked.set(id, lastAck);
+        })(),
+      );
+    }
+    await Promise.all(sends);
+    const sendSeconds = (performance.now() - t0) / 1000;
+    sending = false;
+    await poller;
+    const chunkLatency: number[] = [];
+    const extractLatency: number[] = [];
+    for (const [id, at] of acked) {
+      const e = embeddedAt.get(id);
+      const d = doneAt.get(id);
+      if (e !== undefined && d !== undefined && e === d) skipped.add(id);
+      if (e !== undefined && !skipped.has(id)) chunkLatency.push(e - at);
+      if (d !== undefined && !skipped.has(id)) extractLatency.push(Math.max(0, d - at - DEBOUNCE_MS));
+    }
+    return {
+      sent: acked.size, sendRate: acked.size / sendSeconds, skipped: skipped.size,
+      chunkP50: percentile(chunkLatency, 50), chunkP95: percentile(chunkLatency, 95),
+      extractP50: percentile(extractLatency, 50), extractP95: percentile(extractLatency, 95),
+      missing: acked.size - doneAt.size,
+    };
+  } finally {
+    sending = false;
+    await poller.catch(() => undefined);
+    await stop(inst);
+  }
+}
+
+async function main(): Promise<void> {
+  const file = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : path.resolve(import.meta.dirname, '../../shared/data/locomo-dev.json');
+  const models = arg('models', 'hashing,use-lite').split(',');
+  const copies = Number(arg('repeat', '2'));
+  const seconds = Number(arg('seconds', '20'));
+  const rate = Number(arg('rate', '50'));
+  const turns = await loadTurns(file);
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  out(`corpus: ${turns.length} LoCoMo turns from ${file}; throughput on ${turns.length * copies} events; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`);
+  const rows: string[] = [];
+  for (const model of models) {
+    const t = await throughput(model, events(turns, copies, 't'));
+    out(`${model}: ${turns.length * copies} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`);
+    if (arg('only', '') === 'throughput') continue;
+    const f = await freshness(model, interleave(events(turns, 2, 'f')), rate, seconds);
+    out(`${model}: freshness over ${f.sent} events sent at ${f.sendRate.toFixed(1)}/s (${f.skipped} skipped by triage, ${f.missing} not done when polling stopped)`);
+    rows.push(
+      `| ${model} | ${turns.length * copies} | ${t.seconds.toFixed(1)} | ${((turns.length * copies) / t.seconds).toFixed(0)} | ${f.chunkP50.toFixed(0)} / ${f.chunkP95.toFixed(0)} | ${f.extractP50.toFixed(0)} / ${f.extractP95.toFixed(0)} |`,
+    );
+  }
+  out('');
+  out('| embedder | events | ingest → recallable (s) | events/s | chunk freshness p50 / p95 (ms) | extraction freshness p50 / p95 (ms, minus debounce) |');
+  out('|---|---|---|---|---|---|');
+  for (const r of rows) out(r);
+}
+
+await main();

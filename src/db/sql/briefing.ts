@@ -1,0 +1,74 @@
+/**
+ * Working-memory storage (DESIGN §3 stage 7): the candidate memories of a user's digest, the
+ * stored digest in user_state, and the user scopes a refresh should cover. A scope is a user id,
+ * '' standing for memories without a user.
+ */
+import type { Queryable } from '../pool.js';
+
+export interface BriefingRow {
+  id: string;
+  kind: string;
+  content: string;
+  importance: number;
+  is_crystal: boolean;
+  at: Date;
+  access_count: number;
+}
+
+/**
+ * Active, unexpired memories of one scope, at most `perKind` of each kind: decisions and plans
+ * newest first (the digest wants the recent ones), other kinds most important first.
+ */
+export async function briefingCandidates(tx: Queryable, userKey: string, perKind: number): Promise<BriefingRow[]> {
+  const { rows } = await tx.query<BriefingRow>(
+    `SELECT id, kind, content, importance, is_crystal, at, access_count FROM (
+       SELECT m.id, m.kind, m.content, m.importance, m.is_crystal, coalesce(m.event_time, m.occurred_at) AS at, m.access_count,
+              row_number() OVER (PARTITION BY m.kind ORDER BY CASE WHEN m.kind IN ('decision', 'plan') THEN 0 ELSE m.importance END DESC,
+                                 coalesce(m.event_time, m.occurred_at) DESC, m.id) AS rn
+       FROM memories m WHERE m.status = 'active' AND coalesce(m.user_id, '') = $1 AND (m.expires_at IS NULL OR m.expires_at > now())) x
+     WHERE rn <= $2`,
+    [userKey, perKind],
+  );
+  return rows;
+}
+
+/** Stores the scope's digest (NULL: nothing to say) and the refresh time. */
+export async function saveBriefing(tx: Queryable, userKey: string, markdown: string | null, tokens: number | null): Promise<void> {
+  await tx.query(
+    `INSERT INTO user_state (user_id, last_briefing_at, briefing_md, briefing_tokens) VALUES ($1, now(), $2, $3)
+     ON CONFLICT (tenant_id, user_id) DO UPDATE SET last_briefing_at = now(), briefing_md = EXCLUDED.briefing_md,
+       briefing_tokens = EXCLUDED.briefing_tokens, updated_at = now()`,
+    [userKey, markdown, tokens],
+  );
+}
+
+export async function getBriefing(tx: Queryable, userKey: string): Promise<{ markdown: string; refreshed_at: Date } | undefined> {
+  const { rows } = await tx.query<{ markdown: string; refreshed_at: Date }>(
+    'SELECT briefing_md AS markdown, last_briefing_at AS refreshed_at FROM user_state WHERE user_id = $1 AND briefing_md IS NOT NULL',
+    [userKey],
+  );
+  return rows[0];
+}
+
+/** Scopes a scheduled refresh covers: every scope with active memories, and every scope with a digest (it may have to go). */
+export async function briefingScopes(tx: Queryable): Promise<string[]> {
+  const { rows } = await tx.query<{ u: string }>(
+    `SELECT DISTINCT coalesce(user_id, '') AS u FROM memories WHERE status = 'active'
+     UNION SELECT user_id FROM user_state WHERE briefing_md IS NOT NULL ORDER BY 1`,
+  );
+  return rows.map((r) => r.u);
+}
+
+/**
+ * User scopes of the events of one extraction key (see src/domain/routing.ts extractKeyOf):
+ * `user:<id>` names its user, a session or a document is looked up through its indexed column.
+ */
+export async function usersOfExtractKey(tx: Queryable, key: string): Promise<string[]> {
+  if (key.startsWith('user:')) return [key.slice('user:'.length)];
+  const { rows } = key.startsWith('session:')
+    ? await tx.query<{ u: string }>(`SELECT DISTINCT coalesce(user_id, '') AS u FROM events WHERE session_id = $1`, [key.slice('session:'.length)])
+    : key.startsWith('doc:') && /^[0-9a-f-]{36}$/i.test(key.slice(4))
+      ? await tx.query<{ u: string }>(`SELECT coalesce(user_id, '') AS u FROM events WHERE id = $1`, [key.slice(4)])
+      : await tx.query<{ u: string }>(`SELECT DISTINCT coalesce(user_id, '') AS u FROM events WHERE extract_key = $1`, [key]);
+  return rows.map((r) => r.u);
+}

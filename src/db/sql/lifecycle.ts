@@ -1,0 +1,115 @@
+/**
+ * Forgetting over time (DESIGN §3 stage 6): per-kind default TTLs, the expiry sweep's selection,
+ * decay refresh and archiving, restore. Every function runs in the caller's withTenant
+ * transaction and is idempotent (a second run finds nothing left to change).
+ */
+import type { Queryable } from '../pool.js';
+
+/**
+ * Per-kind default TTL (TTL_DEFAULTS): memories of those kinds without an expiry get
+ * occurred_at + the default. An event's own ttl (set at insert) always wins, since only NULL
+ * expiries are filled. Returns the number of memories that got an expiry.
+ */
+export async function applyTtlDefaults(tx: Queryable, defaults: ReadonlyMap<string, string>): Promise<number> {
+  if (defaults.size === 0) return 0;
+  const { rowCount } = await tx.query(
+    `UPDATE memories m SET expires_at = m.occurred_at + d.ttl::interval, updated_at = now()
+     FROM jsonb_to_recordset($1::jsonb) AS d(kind text, ttl text)
+     WHERE m.kind = d.kind AND m.expires_at IS NULL`,
+    [JSON.stringify([...defaults].map(([kind, ttl]) => ({ kind, ttl })))],
+  );
+  return rowCount ?? 0;
+}
+
+/** Memories (any status) whose expiry has passed, oldest expiry first. */
+export async function expiredMemoryIds(tx: Queryable, limit: number): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    'SELECT id FROM memories WHERE expires_at <= now() ORDER BY expires_at, id LIMIT $1 FOR UPDATE SKIP LOCKED',
+    [limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface DecayRow {
+  id: string;
+  kind: string;
+  importance: number;
+  status: string;
+  decay: number;
+  access_count: number;
+  occurred_at: Date;
+  last_accessed_at: Date | null;
+  created_at: Date;
+}
+
+/** One keyset page of active memories for the decay refresh. */
+export async function activeMemoriesPage(tx: Queryable, afterId: string | null, limit: number): Promise<DecayRow[]> {
+  const { rows } = await tx.query<DecayRow>(
+    `SELECT id, kind, importance, status, decay, access_count, occurred_at, last_accessed_at, created_at FROM memories
+     WHERE status = 'active' AND ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
+    [afterId, limit],
+  );
+  return rows;
+}
+
+/** Writes new decay values (only decay: content, confidence and importance never change here). */
+export async function writeDecay(tx: Queryable, values: Array<{ id: string; decay: number }>): Promise<number> {
+  if (values.length === 0) return 0;
+  const { rowCount } = await tx.query(
+    `UPDATE memories m SET decay = x.decay FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, decay real) WHERE m.id = x.id AND m.decay <> x.decay`,
+    [JSON.stringify(values)],
+  );
+  return rowCount ?? 0;
+}
+
+/** Those of `ids` that some feedback was given on (they were among a rated recall's results). */
+export async function withFeedback(tx: Queryable, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT DISTINCT x.id FROM feedback f JOIN recall_log r ON r.id = f.recall_id CROSS JOIN LATERAL unnest(r.result_ids) AS x(id)
+     WHERE x.id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Archives memories that are still active and still untouched: the conditions are re-checked
+ * in SQL so an access recorded since they were read keeps a memory active.
+ */
+export async function archiveMemories(tx: Queryable, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { rowCount } = await tx.query(
+    `UPDATE memories SET status = 'archived', updated_at = now() WHERE id = ANY($1::uuid[]) AND status = 'active' AND access_count = 0`,
+    [ids],
+  );
+  return rowCount ?? 0;
+}
+
+export type RestoreOutcome = { outcome: 'restored' | 'already_active'; id: string } | { outcome: 'not_found' } | { outcome: 'not_archived'; status: string } | { outcome: 'conflict'; existingId: string };
+
+/**
+ * Brings an archived memory back into the active set. Restoring counts as an interaction
+ * (access_count + 1, last access now, decay 1), so the next decay refresh does not archive it
+ * again at once. Refused when another active memory of the scope says the same.
+ */
+export async function restoreMemory(tx: Queryable, id: string): Promise<RestoreOutcome> {
+  const { rows } = await tx.query<{ status: string; user_id: string | null; content_hash: string }>(
+    'SELECT status, user_id, content_hash FROM memories WHERE id = $1 FOR UPDATE',
+    [id],
+  );
+  const m = rows[0];
+  if (!m) return { outcome: 'not_found' };
+  if (m.status === 'active') return { outcome: 'already_active', id };
+  if (m.status !== 'archived') return { outcome: 'not_archived', status: m.status };
+  const { rows: same } = await tx.query<{ id: string }>(
+    `SELECT id FROM memories WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = $2`,
+    [m.user_id, m.content_hash],
+  );
+  if (same[0]) return { outcome: 'conflict', existingId: same[0].id };
+  await tx.query(
+    `UPDATE memories SET status = 'active', decay = 1, access_count = access_count + 1, last_accessed_at = now(), updated_at = now() WHERE id = $1`,
+    [id],
+  );
+  return { outcome: 'restored', id };
+}

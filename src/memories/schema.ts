@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { InputError } from '../errors.js';
+import { MEMORY_KINDS } from '../providers/llm/types.js';
+
+/** Memory ids are uuids; anything else can name no memory (404, not a database cast error). */
+export const MemoryId = z.uuid();
+
+/** PATCH /v1/memories/:id — a correction: the new content, optionally a new kind or importance. */
+export const CorrectInput = z
+  .object({
+    content: z.string().trim().min(1, 'content must not be empty').max(20_000),
+    kind: z.enum(MEMORY_KINDS).optional(),
+    importance: z.number().int().min(1).max(10).optional(),
+  })
+  .strict();
+export type CorrectInput = z.infer<typeof CorrectInput>;
+
+/** POST /v1/feedback — on one recall (its recall_id), score 1–5, optional text. */
+export const FeedbackInput = z
+  .object({
+    recall_id: z.uuid({ error: 'the recall_id of a POST /v1/recall answer' }),
+    score: z.number().int().min(1).max(5),
+    text: z.string().trim().min(1).max(10_000).optional(),
+  })
+  .strict();
+export type FeedbackInput = z.infer<typeof FeedbackInput>;
+
+const id = z.string().trim().min(1).max(200);
+
+/** GET /v1/working-memory — the user's digest (no user_id: memories recorded without a user). */
+export const WorkingMemoryQuery = z.object({ user_id: id.optional() }).strict();
+
+/** Parses with `schema` or throws the HTTP 400 with one detail per problem. */
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (!parsed.success) throw new InputError(`Invalid ${what}.`, parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  return parsed.data;
+}

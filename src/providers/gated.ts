@@ -1,0 +1,125 @@
+/**
+ * Paid providers wrapped so that every call passes the gate. createDeps wraps the providers once;
+ * nothing else holds the unwrapped ones (test/gate-wiring.test.ts checks the source tree for
+ * provider calls and constructions outside the allowed files). Local providers (`paid === false`)
+ * are returned unwrapped: they cost nothing and are not gated.
+ */
+import { countTokens } from '../domain/tokens.js';
+import type { Gate } from './gate.js';
+import type { Providers } from './index.js';
+import { buildExtractionMessages } from './llm/prompts.js';
+import type { ExtractInput, ExtractionResult, LlmProvider, TokenUsage } from './llm/types.js';
+import type { EmbeddingProvider, EmbeddingResult, EmbedRole } from './types.js';
+
+/** Per-message overhead of the chat format (role markers), as OpenAI counts it. */
+const TOKENS_PER_MESSAGE = 4;
+
+export interface GateProviderOptions {
+  /** Texts per embeddings request: each request passes the gate on its own. */
+  embeddingsBatchSize: number;
+  /** Output cap of an extraction request, reserved until the usage is known. */
+  llmMaxOutputTokens: number;
+  embeddingsProvider: string;
+  llmProvider: string;
+}
+
+export class GatedEmbeddings implements EmbeddingProvider {
+  readonly #inner: EmbeddingProvider;
+  readonly #gate: Gate;
+  readonly #batchSize: number;
+  readonly #provider: string;
+
+  constructor(inner: EmbeddingProvider, gate: Gate, opts: { batchSize: number; provider: string }) {
+    this.#inner = inner;
+    this.#gate = gate;
+    this.#batchSize = Math.max(1, opts.batchSize);
+    this.#provider = opts.provider;
+  }
+
+  get model(): string {
+    return this.#inner.model;
+  }
+  get dimensions(): number {
+    return this.#inner.dimensions;
+  }
+  get paid(): boolean {
+    return this.#inner.paid;
+  }
+
+  /** One gated request per batch, so requests-per-minute counts what the provider sees. */
+  async embed(texts: string[], role: EmbedRole): Promise<EmbeddingResult> {
+    const vectors: number[][] = [];
+    let tokens = 0;
+    for (let start = 0; start < texts.length; start += this.#batchSize) {
+      const batch = texts.slice(start, start + this.#batchSize);
+      const estimate = batch.reduce((sum, t) => sum + countTokens(t), 0);
+      const answer = await this.#gate.run(
+        { kind: 'embeddings', provider: this.#provider, model: this.#inner.model, task: 'embed', tokensIn: estimate, maxTokensOut: 0 },
+        () => this.#inner.embed(batch, role),
+        (r) => (r.tokens === undefined ? undefined : { tokensIn: r.tokens, tokensOut: 0 }),
+      );
+      vectors.push(...answer.vectors);
+      tokens += answer.tokens ?? estimate;
+    }
+    return { vectors, tokens };
+  }
+
+  ready(): Promise<void> {
+    return this.#inner.ready();
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+export class GatedLlm implements LlmProvider {
+  readonly #inner: LlmProvider;
+  readonly #gate: Gate;
+  readonly #maxOutputTokens: number;
+  readonly #provider: string;
+
+  constructor(inner: LlmProvider, gate: Gate, opts: { maxOutputTokens: number; provider: string }) {
+    this.#inner = inner;
+    this.#gate = gate;
+    this.#maxOutputTokens = opts.maxOutputTokens;
+    this.#provider = opts.provider;
+  }
+
+  get model(): string {
+    return this.#inner.model;
+  }
+  get paid(): boolean {
+    return this.#inner.paid;
+  }
+
+  /**
+   * One extraction is one gated call. The provider may make a corrective second request for an
+   * invalid answer; its tokens arrive in the usage and are corrected after the call.
+   */
+  extract(input: ExtractInput): Promise<{ result: ExtractionResult; usage?: TokenUsage }> {
+    const tokensIn = buildExtractionMessages(input).reduce((sum, m) => sum + countTokens(m.content) + TOKENS_PER_MESSAGE, 0);
+    return this.#gate.run(
+      { kind: 'llm', provider: this.#provider, model: this.#inner.model, task: 'extract', tokensIn, maxTokensOut: this.#maxOutputTokens },
+      () => this.#inner.extract(input),
+      (r) => (r.usage ? { tokensIn: r.usage.input, tokensOut: r.usage.output } : undefined),
+    );
+  }
+
+  ready(): Promise<void> {
+    return this.#inner.ready();
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+/** The providers deps carries: paid ones behind the gate, local ones as they are. */
+export function gateProviders(providers: Providers, gate: Gate, opts: GateProviderOptions): Providers {
+  const embeddings = providers.embeddings.paid
+    ? new GatedEmbeddings(providers.embeddings, gate, { batchSize: opts.embeddingsBatchSize, provider: opts.embeddingsProvider })
+    : providers.embeddings;
+  const llm = providers.llm.paid ? new GatedLlm(providers.llm, gate, { maxOutputTokens: opts.llmMaxOutputTokens, provider: opts.llmProvider }) : providers.llm;
+  return { embeddings, llm, close: () => providers.close() };
+}

@@ -1,0 +1,434 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import type { EmbeddedDatabase } from '../src/db/embedded.js';
+import { createLogger } from '../src/logger.js';
+import { MemloomError } from '../src/errors.js';
+import { Gate, reserveTenantTask } from '../src/providers/gate.js';
+import { RedisGateStore } from '../src/providers/gate-redis.js';
+import { runInGateScope } from '../src/providers/gate-scope.js';
+import { startRoles, type Running } from '../apps/cli/commands/serve.js';
+import { enqueueNext } from '../src/queue/runner.js';
+import { CATALOG } from '../workers/catalog.js';
+import { extractJob } from '../workers/extract/schema.js';
+import { REDIS_URL, getJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
+import { callsTo, postEvents, promptLines, sql, startSharedPglite, waitDrained, waitForOutput } from './support/pipeline.js';
+import { spawnMemloom, type MemloomProcess } from './support/process.js';
+import { startProviderStub, type ProviderStub, type RecordedCall } from './support/provider-stub.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const PIPELINE = ['triage', 'chunk', 'embed', 'extract'] as const;
+
+/** The stub's usage figures for a chat call (it counts ceil(chars / 4) of prompt and answer). */
+function stubUsage(call: RecordedCall, answer: string): number {
+  const prompt = (call.body?.messages ?? []).map((m: { content: string | null }) => m.content ?? '').join('\n');
+  return Math.ceil(prompt.length / 4) + Math.ceil(answer.length / 4);
+}
+const EMPTY = '{"memories":[],"entities":[],"triplets":[]}';
+
+function isExtraction(c: RecordedCall): boolean {
+  return c.path === '/v1/chat/completions' && String(c.body?.messages?.[0]?.content ?? '').startsWith('You extract long-term memory');
+}
+
+describe('debounce', () => {
+  let stub: ProviderStub;
+  let m: TestMemloom | undefined;
+  beforeAll(async () => {
+    stub = await startProviderStub();
+  });
+  afterAll(async () => {
+    await m?.close();
+    await stub?.close();
+  });
+
+  it('100 events in one session with a 1 s debounce give exactly one extraction call, covering all 100', async () => {
+    m = await startTestMemloom({
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat', EXTRACT_DEBOUNCE_MS: '1000' },
+      roles: { api: true, workers: PIPELINE },
+    });
+    const url = m.url;
+    const events = Array.from({ length: 100 }, (_, i) => ({
+      id: `deb-${i}`, session_id: 'deb-session', user_id: 'u-deb', role: 'user',
+      content: `Note ${i}: the deployment of service ${i} moved to the Frankfurt region last week.`,
+    }));
+    // A burst: ten requests at once.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => postEvents(url, events.slice(i * 10, i * 10 + 10), 10)));
+    await waitDrained(url, 100);
+    await sleep(1500); // a second, late extraction would show up here
+    const extractions = stub.calls.filter(isExtraction);
+    expect(extractions).toHaveLength(1);
+    expect(promptLines((extractions[0] as RecordedCall).body).map((l) => l.content).sort()).toEqual(events.map((e) => e.content).sort());
+  }, 180_000);
+
+  it('merges repeated enqueues of one session into one job that runs a quiet period after the last, and counts the merged ones', async () => {
+    const deps = (m as TestMemloom).deps;
+    const before = await debouncedCount((m as TestMemloom).url);
+    const key = `s:deb-quiet-${randomUUID().slice(0, 8)}`;
+    let lastAdd = 0;
+    for (let i = 0; i < 5; i++) {
+      await enqueueNext(deps, CATALOG, [extractJob(deps.config, 'default', key, new Date())]);
+      lastAdd = Date.now();
+      await sleep(300);
+    }
+    const queue = deps.queues.get('extract');
+    const job = await waitFor(async () => (await queue.getJobs(['completed'], 0, 1000)).find((j) => j.data.extractKey === key), { what: 'the debounced job to run' });
+    expect((await queue.getJobs(['completed', 'delayed', 'waiting', 'active'], 0, 1000)).filter((j) => j.data.extractKey === key)).toHaveLength(1);
+    expect((job.processedOn ?? 0) - lastAdd).toBeGreaterThanOrEqual(1000 - 50);
+    expect((await debouncedCount((m as TestMemloom).url)) - before).toBe(4);
+  }, 60_000);
+});
+
+async function debouncedCount(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^memloom_debounced_jobs_total\{queue="extract"\} (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+describe.each([{ redis: true }, { redis: false }])('token budgets across two worker processes (redis: $redis)', ({ redis }) => {
+  let stub: ProviderStub;
+  let external: EmbeddedDatabase | undefined;
+  let running: Running | undefined;
+  let home: string | undefined;
+  const procs: MemloomProcess[] = [];
+  const LATENCY = 300;
+  beforeAll(async () => {
+    stub = await startProviderStub({ latencyMs: LATENCY });
+  });
+  afterEach(async () => {
+    for (const p of procs.splice(0)) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+    await running?.stop();
+    await external?.stop();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+  afterAll(async () => stub?.close());
+
+  it('hold exactly, delay (never drop) what does not fit, and run every job once after the window rolls', async () => {
+    // One extraction here is estimated at ~2,600 tokens (prompt + the 2,000-token output cap) and
+    // billed ~610 by the stub. A 4,000-token budget therefore admits at most ONE call in flight at
+    // a time and about 3 per window, whichever process asks: two overlapping calls in one window
+    // would mean the processes raced past the budget.
+    const BUDGET = 4000;
+    const WINDOW = 3000;
+    const SESSIONS = 12;
+    external = await startSharedPglite(384);
+    home = await mkdtemp(path.join(os.tmpdir(), 'memloom-budget-'));
+    const env: Record<string, string> = {
+      DATABASE_URL: external.url,
+      ...(redis ? { REDIS_URL, QUEUE_PREFIX: `budget-${randomUUID().slice(0, 8)}` } : {}),
+      LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat',
+      TOKEN_BUDGET_PER_HOUR: String(BUDGET), BUDGET_WINDOW_MS: String(WINDOW),
+      EXTRACT_DEBOUNCE_MS: '200', MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'),
+    };
+    const workers = [0, 1].map(() => spawnMemloom(['worker', '--queues', 'extract'], { ...env, PORT: '0', LOG_LEVEL: 'info' }));
+    procs.push(...workers);
+    // API and the stages before extraction run in this process, on the same database and queues.
+    const config = loadConfig({ ...env, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    running = await startRoles(config, createLogger(config, process.stderr), { api: true, watcher: false, workers: ['triage', 'chunk', 'embed'], scheduler: false });
+    const url = `http://127.0.0.1:${(running.app?.server.address() as { port: number }).port}`;
+    for (const w of workers) await waitForOutput(w, '"msg":"provider ready; its workers start consuming"');
+
+    const events = Array.from({ length: SESSIONS }, (_, s) => ({
+      id: `bud-${s}`, session_id: `bud-s${s}`, user_id: 'u-bud', role: 'user',
+      content: `Session ${s}: we decided to use PostgreSQL with pgvector for the memory store of project ${s}.`,
+    }));
+    await postEvents(url, events, SESSIONS);
+    await waitDrained(url, SESSIONS, 180_000);
+
+    // Every session extracted exactly once: none lost, none run twice to completion.
+    const calls = stub.calls.filter(isExtraction).filter((c) => c.status === 200);
+    const contents = calls.flatMap((c) => promptLines(c.body).map((l) => l.content)).sort();
+    expect(contents).toEqual(events.map((e) => e.content).sort());
+    expect(stub.calls.filter(isExtraction).every((c) => c.status === 200)).toBe(true);
+
+    // token_usage holds exactly what the provider billed.
+    const usage = await sql<{ n: number; tokens: number }>(running.deps.db,
+      `SELECT count(*)::int AS n, coalesce(sum(tokens_in + tokens_out), 0)::int AS tokens FROM token_usage WHERE task = 'extract'`);
+    expect(usage[0]).toEqual({ n: SESSIONS, tokens: calls.reduce((s, c) => s + stubUsage(c, EMPTY), 0) });
+
+    // The budget held in every window: billed tokens per window within it, and never two calls
+    // of one window in flight at once (the estimate of two is over the budget).
+    const byWindow = new Map<number, RecordedCall[]>();
+    for (const c of calls) byWindow.set(Math.floor(c.at / WINDOW), [...(byWindow.get(Math.floor(c.at / WINDOW)) ?? []), c]);
+    for (const list of byWindow.values()) {
+      expect(list.reduce((s, c) => s + stubUsage(c, EMPTY), 0)).toBeLessThanOrEqual(BUDGET);
+      const sorted = list.sort((a, b) => a.at - b.at);
+      for (let i = 1; i < sorted.length; i++) expect((sorted[i] as RecordedCall).at - (sorted[i - 1] as RecordedCall).at).toBeGreaterThanOrEqual(LATENCY - 5);
+    }
+    // The work needed several windows, so jobs really waited for the window to roll.
+    expect(byWindow.size).toBeGreaterThanOrEqual(3);
+    // Both processes worked and were held back by the shared budget; the reason is in the job log.
+    for (const w of workers) expect(w.output()).toContain('"msg":"job delayed by the provider gate"');
+    for (const w of workers) expect(w.output()).not.toMatch(/"level":50/);
+    const extractQueue = running.deps.queues.get('extract');
+    const done = await extractQueue.getJobs(['completed'], 0, 100);
+    const logs = (await Promise.all(done.map((j) => extractQueue.getJobLogs(String(j.id))))).flatMap((l) => l.logs);
+    expect(logs.some((l) => /BUDGET_WAIT \(tenant_per_hour|global_per_hour\)/.test(l))).toBe(true);
+    expect(done.every((j) => j.attemptsMade <= 1)).toBe(true);
+  }, 300_000);
+});
+
+describe('a provider 429', () => {
+  let stub: ProviderStub;
+  let m: TestMemloom | undefined;
+  const LATENCY = 200;
+  beforeAll(async () => {
+    stub = await startProviderStub({ latencyMs: LATENCY });
+  });
+  afterEach(async () => {
+    await m?.close();
+    m = undefined;
+    stub.reset();
+  });
+  afterAll(async () => stub?.close());
+
+  it('slows every job until Retry-After has passed, and the limited job keeps its attempts', async () => {
+    m = await startTestMemloom({
+      redis: true,
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat', EXTRACT_DEBOUNCE_MS: '200' },
+      roles: { api: true, workers: PIPELINE },
+    });
+    stub.script('/v1/chat/completions', [{ status: 429, retryAfter: 2 }]);
+    const events = Array.from({ length: 8 }, (_, s) => ({ id: `rl-${s}`, session_id: `rl-s${s}`, role: 'user', content: `Session ${s}: the team agreed to ship release ${s} on Friday.` }));
+    await postEvents(m.url, events, 8);
+    await waitDrained(m.url, events.length);
+
+    const chats = stub.calls.filter(isExtraction);
+    const limited = chats.filter((c) => c.status === 429);
+    expect(limited).toHaveLength(1);
+    // The 429 was answered at `at + LATENCY`; calls that reached the stub clearly after that
+    // (not already in flight) waited for the whole Retry-After, whichever job made them.
+    const answeredAt = (limited[0] as RecordedCall).at + LATENCY;
+    const later = chats.filter((c) => c.at > answeredAt + 100);
+    expect(later.length).toBeGreaterThan(0);
+    for (const c of later) expect(c.at).toBeGreaterThanOrEqual(answeredAt + 2000 - 50);
+    // Every session extracted once; the limited job was put back without using an attempt.
+    const ok = chats.filter((c) => c.status === 200).flatMap((c) => promptLines(c.body).map((l) => l.content)).sort();
+    expect(ok).toEqual(events.map((e) => e.content).sort());
+    const done = await m.deps.queues.get('extract').getJobs(['completed'], 0, 100);
+    expect(done.every((j) => j.attemptsMade === 0 || j.attemptsMade === 1)).toBe(true);
+    expect(await m.deps.queues.get('extract').getJobs(['failed'], 0, 100)).toHaveLength(0);
+    // The 429 was counted once.
+    const metrics = await (await fetch(`${m.url}/metrics`)).text();
+    expect(metrics).toMatch(/^memloom_provider_rate_limited_total\{provider="llm"\} 1$/m);
+  }, 180_000);
+
+  it('makes interactive calls (recall) wait for Retry-After instead of failing', async () => {
+    m = await startTestMemloom({
+      env: { EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: stub.url, EMBEDDINGS_MODEL: 'stub-embed', EMBEDDINGS_DIMENSIONS: '64' },
+      roles: { api: true, workers: [] },
+    });
+    stub.script('/v1/embeddings', [{ status: 429, retryAfter: 1 }]);
+    const recall = (query: string) => fetch(`${m!.url}/v1/recall`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const first = recall('what did we decide about the release?');
+    // A second caller arrives once the 429 is known: it waits for the same cooldown.
+    await waitFor(() => stub.calls.some((c) => c.path === '/v1/embeddings' && c.status === 429), { what: 'the 429' });
+    await sleep(LATENCY + 50);
+    const second = recall('who owns the release?');
+    const answers = await Promise.all([first, second]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    const embeds = callsTo(stub, '/v1/embeddings');
+    const answeredAt = (embeds.find((c) => c.status === 429) as RecordedCall).at + LATENCY;
+    const after = embeds.filter((c) => c.status === 200);
+    expect(after).toHaveLength(2);
+    for (const c of after) expect(c.at).toBeGreaterThanOrEqual(answeredAt + 1000 - 50);
+  }, 120_000);
+});
+
+describe('the gate', () => {
+  let m: TestMemloom;
+  const stores: RedisGateStore[] = [];
+  beforeAll(async () => {
+    m = await startTestMemloom({ roles: { api: false }, env: { MEMLOOM_API_KEYS: 'ka:acme,kb:globex' } });
+  });
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    await m?.close();
+  });
+
+  /** A gate with its own configuration and a fresh shared state (a Redis prefix of its own). */
+  function gate(env: Record<string, string>): Gate {
+    const store = new RedisGateStore(REDIS_URL, `test-gate-${randomUUID().slice(0, 8)}`);
+    stores.push(store);
+    return new Gate({ config: loadConfig({ LOG_LEVEL: 'silent', ...env }), db: m.deps.db, store, metrics: m.deps.metrics, log: m.deps.log });
+  }
+  const llmCall = (tokensIn: number, maxTokensOut = 2000) => ({ kind: 'llm' as const, provider: 'openai', model: 'm', task: 'extract', tokensIn, maxTokensOut });
+  /** A paid call that answers after `ms` with this usage. */
+  const answer = (usage: { tokensIn: number; tokensOut: number }, ms = 0) => async () => {
+    if (ms) await sleep(ms);
+    return usage;
+  };
+  const inJob = <T>(tenantId: string, fn: () => Promise<T>) => runInGateScope({ tenantId, jobId: `job-${randomUUID()}`, queue: 'extract' }, fn);
+  const caught = async (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err as MemloomError);
+  const usageOf = (u: { tokensIn: number; tokensOut: number }) => u;
+
+  it('fails a call over TOKEN_BUDGET_PER_TASK for good, without calling the provider', async () => {
+    const g = gate({ TOKEN_BUDGET_PER_TASK: '1000' });
+    let called = false;
+    const err = await caught(inJob('acme', () => g.run(llmCall(900, 200), async () => ((called = true), { tokensIn: 1, tokensOut: 1 }), usageOf)));
+    expect(err).toMatchObject({ code: 'BUDGET_TASK_EXCEEDED', retryable: false });
+    expect(called).toBe(false);
+  });
+
+  it('charges tenant and global budgets, corrects the estimate from the usage and writes token_usage', async () => {
+    const g = gate({ TOKEN_BUDGET_PER_HOUR: '10000', TOKEN_BUDGET_GLOBAL_PER_HOUR: '15000' });
+    const jobId = `job-${randomUUID()}`;
+    await runInGateScope({ tenantId: 'acme', jobId, queue: 'extract' }, () => g.run(llmCall(1000), answer({ tokensIn: 700, tokensOut: 50 }), usageOf));
+    const state = await g.state(['acme', 'globex']);
+    const used = (labels: Record<string, string>) => state.find((r) => r.what === 'tokens' && Object.entries(labels).every(([k, v]) => r.labels[k] === v))?.used;
+    expect(used({ scope: 'tenant', tenant: 'acme', window: 'hour' })).toBe(750);
+    expect(used({ scope: 'tenant', tenant: 'acme', window: 'day' })).toBe(750);
+    expect(used({ scope: 'global', window: 'hour' })).toBe(750);
+    expect(used({ scope: 'tenant', tenant: 'globex', window: 'hour' })).toBe(0);
+    expect(await sql(m.deps.db, 'SELECT provider, model, task, tokens_in, tokens_out FROM token_usage WHERE job_id = $1', [jobId], 'acme')).toEqual([
+      { provider: 'openai', model: 'm', task: 'extract', tokens_in: 700, tokens_out: 50 },
+    ]);
+  });
+
+  it('makes a tenant over its budget wait for the next window while others run, and caps everyone globally', async () => {
+    const g = gate({ TOKEN_BUDGET_PER_HOUR: '5000', TOKEN_BUDGET_GLOBAL_PER_HOUR: '8000', BUDGET_WINDOW_MS: '60000' });
+    const exact = answer({ tokensIn: 1000, tokensOut: 2000 });
+    await inJob('acme', () => g.run(llmCall(1000), exact, usageOf));
+    const acme = await caught(inJob('acme', () => g.run(llmCall(1000), exact, usageOf)));
+    expect(acme).toMatchObject({ code: 'BUDGET_WAIT', kind: 'rate_limited', details: { reason: 'tenant_per_hour' } });
+    expect(acme?.retryAfterMs).toBeLessThanOrEqual(60_000 + 100);
+    await inJob('globex', () => g.run(llmCall(1000), exact, usageOf));
+    const third = await caught(inJob('default', () => g.run(llmCall(1000), exact, usageOf)));
+    expect(third).toMatchObject({ code: 'BUDGET_WAIT', details: { reason: 'global_per_hour' } });
+  });
+
+  it('holds requests per minute (RATE_WAIT) and refunds the tokens of a failed call', async () => {
+    const g = gate({ LLM_RPM: '2', RATE_WINDOW_MS: '60000' });
+    await inJob('acme', () => g.run(llmCall(10), answer({ tokensIn: 10, tokensOut: 5 }), usageOf));
+    const failed = await caught(inJob('acme', () => g.run(llmCall(10), async () => { throw new MemloomError('PROVIDER_UNAVAILABLE', 'down', { kind: 'upstream' }); }, usageOf)));
+    expect(failed).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    const rate = await caught(inJob('acme', () => g.run(llmCall(10), answer({ tokensIn: 10, tokensOut: 5 }), usageOf)));
+    expect(rate).toMatchObject({ code: 'RATE_WAIT', details: { reason: 'requests_per_minute' } });
+    const tpm = (await g.state([])).find((r) => r.what === 'rate' && r.labels.provider === 'llm' && r.labels.unit === 'tokens');
+    expect(tpm?.used).toBe(15); // the failed call's reservation was given back
+  });
+
+  it('after a provider 429 refuses every caller until Retry-After has passed', async () => {
+    const g = gate({});
+    const limited = new MemloomError('LLM_RATE_LIMITED', 'slow down', { kind: 'rate_limited', retryAfterMs: 700 });
+    expect(await caught(inJob('acme', () => g.run(llmCall(10), async () => { throw limited; }, usageOf)))).toBe(limited);
+    const other = await caught(inJob('globex', () => g.run(llmCall(10), answer({ tokensIn: 1, tokensOut: 1 }), usageOf)));
+    expect(other).toMatchObject({ code: 'RATE_WAIT', details: { reason: 'provider_cooldown' } });
+    expect(other?.retryAfterMs).toBeGreaterThan(300);
+    await sleep(other?.retryAfterMs ?? 0);
+    await inJob('globex', () => g.run(llmCall(10), answer({ tokensIn: 1, tokensOut: 1 }), usageOf));
+  });
+
+  it('never has more than LLM_CONCURRENCY calls in flight', async () => {
+    const g = gate({ LLM_CONCURRENCY: '2' });
+    let inFlight = 0;
+    let most = 0;
+    const call = async () => {
+      most = Math.max(most, ++inFlight);
+      await sleep(150);
+      inFlight--;
+      return { tokensIn: 1, tokensOut: 1 };
+    };
+    await Promise.all(Array.from({ length: 6 }, () => inJob('acme', () => g.run(llmCall(10), call, usageOf))));
+    expect(most).toBe(2);
+  });
+
+  it('lets a tenant start TENANT_TASKS_PER_HOUR background tasks per window; the rest wait (BUDGET_WAIT)', async () => {
+    const g = gate({ TENANT_TASKS_PER_HOUR: '2', BUDGET_WINDOW_MS: '2000' });
+    let refused = await caught(reserveTenantTask({ gate: g }, 'acme'));
+    if (refused) await sleep(refused.retryAfterMs ?? 0); // started at the very end of a window
+    await reserveTenantTask({ gate: g }, 'acme');
+    refused = await caught(reserveTenantTask({ gate: g }, 'acme'));
+    refused ??= await caught(reserveTenantTask({ gate: g }, 'acme'));
+    expect(refused).toMatchObject({ code: 'BUDGET_WAIT', details: { reason: 'tenant_tasks_per_hour', tenantId: 'acme' } });
+    await reserveTenantTask({ gate: g }, 'globex');
+    await sleep(refused?.retryAfterMs ?? 0);
+    await reserveTenantTask({ gate: g }, 'acme');
+  });
+});
+
+describe('provider readiness', () => {
+  let stub: ProviderStub;
+  let m: TestMemloom | undefined;
+  beforeAll(async () => {
+    stub = await startProviderStub();
+  });
+  afterAll(async () => {
+    await m?.close();
+    await stub?.close();
+  });
+
+  it('keeps workers that need a paid provider from consuming until it answers, and says why in /readyz', async () => {
+    // Six failed checks: with backoff from 250 ms the provider is first seen ready after ~16 s.
+    stub.script('/v1/models', Array.from({ length: 6 }, () => ({ status: 503 })));
+    m = await startTestMemloom({
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat', EXTRACT_DEBOUNCE_MS: '200' },
+      roles: { api: true, workers: PIPELINE },
+    });
+    const notReady = await waitFor(async () => {
+      const r = await getJson(`${m!.url}/readyz`);
+      return r.body.checks.some((c: { reason?: string }) => c.reason !== undefined && c.reason !== 'checking') ? r : undefined;
+    }, { what: 'the first readiness check' });
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.checks).toContainEqual({ name: 'provider:llm', ok: false, reason: 'Provider is unavailable' });
+    await postEvents(m.url, [{ id: 'ready-1', session_id: 'ready-s', role: 'user', content: 'We chose Grafana for the dashboards of the memory service.' }]);
+    // The stages before extraction run; extraction waits without using attempts.
+    const extractQueue = m.deps.queues.get('extract');
+    await waitFor(async () => {
+      const c = await extractQueue.getJobCounts('waiting', 'delayed');
+      return (c.waiting ?? 0) + (c.delayed ?? 0) === 1;
+    }, { what: 'the extract job to be queued' });
+    expect((await getJson(`${m.url}/readyz`)).status).toBe(503);
+    expect(stub.calls.filter(isExtraction)).toHaveLength(0);
+
+    await waitFor(async () => (await getJson(`${m!.url}/readyz`)).status === 200, { timeoutMs: 60_000, what: '/readyz to turn ready' });
+    await waitDrained(m.url, 1);
+    const lastCheck = callsTo(stub, '/v1/models').filter((c) => c.status === 200)[0] as RecordedCall;
+    const extractions = stub.calls.filter(isExtraction);
+    expect(extractions).toHaveLength(1);
+    expect((extractions[0] as RecordedCall).at).toBeGreaterThan(lastCheck.at);
+    expect(callsTo(stub, '/v1/models').filter((c) => c.status === 503)).toHaveLength(6);
+  }, 180_000);
+});
+
+describe('memloom retry', () => {
+  let stub: ProviderStub;
+  let m: TestMemloom | undefined;
+  beforeAll(async () => {
+    stub = await startProviderStub();
+  });
+  afterAll(async () => {
+    await m?.close();
+    await stub?.close();
+  });
+
+  it('moves dead-lettered jobs back to the queue and marks their dead letters retried', async () => {
+    stub.script('/v1/chat/completions', [{ status: 400 }]); // a permanent failure, once
+    m = await startTestMemloom({
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat', EXTRACT_DEBOUNCE_MS: '200' },
+      roles: { api: true, workers: PIPELINE },
+    });
+    await postEvents(m.url, [{ id: 'retry-1', session_id: 'retry-s', role: 'user', content: 'The on-call rotation changes every Monday at nine.' }]);
+    const dead = await waitFor(async () => (await sql<{ job_id: string; code: string; retried_at: Date | null }>(m!.deps.db, `SELECT job_id, code, retried_at FROM dead_letters WHERE source = 'job' AND queue = 'extract'`))[0], { what: 'the dead letter' });
+    expect(dead).toMatchObject({ code: 'PROVIDER_BAD_REQUEST', retried_at: null });
+    expect((await getJson(`${m.url}/v1/stats`)).body.pending_events).toBe(1);
+
+    const cli = spawnMemloom(['retry', '--queue', 'extract', '--url', m.url], { MEMLOOM_HOME: m.home, LOG_LEVEL: 'silent' });
+    const exit = await cli.exited;
+    expect(exit.code, cli.output()).toBe(0);
+    expect(JSON.parse(cli.output().trim())).toEqual({ retried: { extract: 1 }, total: 1, dead_letters_marked: 1 });
+
+    await waitDrained(m.url, 1);
+    const [after] = await sql<{ retried_at: Date | null }>(m.deps.db, `SELECT retried_at FROM dead_letters WHERE job_id = $1`, [dead.job_id]);
+    expect(after?.retried_at).toBeInstanceOf(Date);
+    expect(stub.calls.filter(isExtraction).map((c) => c.status)).toEqual([400, 200]);
+    // Usage errors name the flags.
+    const bad = spawnMemloom(['retry'], { MEMLOOM_HOME: m.home, LOG_LEVEL: 'silent' });
+    expect((await bad.exited).code).toBe(2);
+    expect(bad.output()).toContain('usage: memloom retry --queue Q | --all');
+  }, 180_000);
+});

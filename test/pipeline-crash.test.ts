@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EmbeddedDatabase } from '../src/db/embedded.js';
+import { createPool, type Db } from '../src/db/pool.js';
+import { REDIS_URL, startTestMemloom, waitFor } from './support/memloom.js';
+import {
+  apiStats, conversation, duplicateGroups, NO_DUPLICATES, perMessageExtractor, postEvents, rowCounts, startSharedPglite, stubProviderEnv, waitDrained, waitForOutput,
+  type RowCounts,
+} from './support/pipeline.js';
+import { freePort, spawnMemloom, waitReady, type MemloomProcess } from './support/process.js';
+import { startProviderStub, type ProviderStub } from './support/provider-stub.js';
+
+const PIPELINE = ['triage', 'chunk', 'embed', 'extract'] as const;
+const CHAT = '/v1/chat/completions';
+const EVENTS = conversation('crash', 6, 6);
+const FIRST = EVENTS.slice(0, 20);
+const REST = EVENTS.slice(20);
+
+/**
+ * SIGKILL while an extraction call is in flight (other events still on their way through triage,
+ * chunking and embedding), then a restart: the rows must be exactly those of an uninterrupted run.
+ * The killed pass's claim on its events expires after its lease (2 × LLM_TIMEOUT_MS + 60 s), so the
+ * model timeout is short here. The extraction model answers per message, so rows do not depend on
+ * how events are grouped into passes.
+ */
+const COMMON_ENV = {
+  EXTRACT_DEBOUNCE_MS: '200',
+  LLM_TIMEOUT_MS: '2000',
+  RECONCILE_INTERVAL_MS: '1000',
+  // No consolidation during the test: the reference run has none either.
+  DREAM_SESSIONS: '100000',
+  DREAM_MEMORIES: '100000',
+  LOG_LEVEL: 'info',
+};
+
+describe('SIGKILL mid-pipeline, then restart', () => {
+  let stub: ProviderStub;
+  let expected: RowCounts;
+  const procs: MemloomProcess[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    stub = await startProviderStub({ dimensions: 384 });
+    stub.onChat(perMessageExtractor());
+    const m = await startTestMemloom({ env: { ...stubProviderEnv(stub), ...COMMON_ENV, LOG_LEVEL: 'silent' }, roles: { api: true, workers: PIPELINE } });
+    try {
+      await postEvents(m.url, EVENTS);
+      await waitDrained(m.url, EVENTS.length);
+      expected = await rowCounts(m.deps.db);
+    } finally {
+      await m.close();
+    }
+  });
+  afterEach(async () => {
+    for (const p of procs.splice(0)) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(async () => stub?.close());
+
+  /** Starts the first extraction call and holds it, so the kill lands while the model is being asked. */
+  async function holdFirstExtraction(): Promise<void> {
+    stub.script(CHAT, [{ delayMs: 15_000 }]);
+  }
+  const inFlightChat = (since: number) => stub.calls.slice(since).some((c) => c.path === CHAT && c.status === 0);
+
+  async function expectSameRows(db: Db): Promise<void> {
+    expect(await rowCounts(db)).toEqual(expected);
+    expect(await duplicateGroups(db)).toEqual(NO_DUPLICATES);
+  }
+
+  it('server mode, Redis queues: a killed worker process is replaced and the rows match an uninterrupted run', async () => {
+    const external: EmbeddedDatabase = await startSharedPglite(384);
+    cleanups.push(() => external.stop());
+    const env = { ...stubProviderEnv(stub), ...COMMON_ENV, DATABASE_URL: external.url, REDIS_URL, QUEUE_PREFIX: `crash-${randomUUID().slice(0, 8)}` };
+    const api = spawnMemloom(['api'], { ...env, PORT: String(await freePort()) });
+    procs.push(api);
+    await waitReady(api);
+    const worker = spawnMemloom(['worker', '--queues', PIPELINE.join(',')], { ...env, PORT: '0' });
+    procs.push(worker);
+    await waitForOutput(worker, '"msg":"workers started"');
+
+    const since = stub.calls.length;
+    await holdFirstExtraction();
+    await postEvents(api.url, FIRST);
+    await waitFor(() => inFlightChat(since), { timeoutMs: 60_000, what: 'an extraction call in flight' });
+    await postEvents(api.url, REST);
+    worker.child.kill('SIGKILL');
+    expect((await worker.exited).signal).toBe('SIGKILL');
+    expect((await apiStats(api.url)).pending_events).toBeGreaterThan(0);
+
+    const replacement = spawnMemloom(['worker', '--queues', PIPELINE.join(',')], { ...env, PORT: '0' });
+    procs.push(replacement);
+    await waitDrained(api.url, EVENTS.length, 240_000);
+    const pool = createPool(external.url, { setRole: true, max: 2 });
+    cleanups.push(() => pool.end());
+    await expectSameRows(pool);
+  }, 400_000);
+
+  it('embedded mode, PostgreSQL queues: a killed `memloom start` restarts on its data directory and the rows match an uninterrupted run', async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-crash-'));
+    cleanups.push(() => rm(home, { recursive: true, force: true }));
+    const env = {
+      ...stubProviderEnv(stub), ...COMMON_ENV,
+      MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), PORT: String(await freePort()), MEMLOOM_DB_PORT: String(await freePort()),
+    };
+    const first = spawnMemloom(['start'], env);
+    procs.push(first);
+    await waitReady(first);
+
+    const since = stub.calls.length;
+    await holdFirstExtraction();
+    await postEvents(first.url, FIRST);
+    await waitFor(() => inFlightChat(since), { timeoutMs: 60_000, what: 'an extraction call in flight' });
+    await postEvents(first.url, REST);
+    const before = await apiStats(first.url);
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    expect(before.pending_events).toBeGreaterThan(0);
+
+    const second = spawnMemloom(['start'], env);
+    procs.push(second);
+    await waitReady(second);
+    await waitDrained(second.url, EVENTS.length, 240_000);
+    const pool = createPool(`postgresql://postgres@127.0.0.1:${env.MEMLOOM_DB_PORT}/postgres`, { setRole: true, max: 2 });
+    cleanups.push(() => pool.end());
+    await expectSameRows(pool);
+  }, 400_000);
+});

@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTenant } from '../src/db/pool.js';
+import { reconcileEvents } from '../workers/maintenance/reconcile.js';
+import { postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
+import { freePort } from './support/process.js';
+
+/** A Redis of this test's own, so it can be stopped without touching anyone else's queues. */
+class OwnRedis {
+  child: ChildProcess | undefined;
+  constructor(readonly port: number) {}
+
+  async start(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await waitFor(() => ping(this.port), { timeoutMs: 10_000, what: 'redis-server to answer' });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    this.child = undefined;
+  }
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('error', () => resolve(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (d) => {
+      socket.destroy();
+      resolve(d.toString().startsWith('+PONG'));
+    });
+  });
+}
+
+describe('queue down: events are stored, then the reconciler queues each exactly once', () => {
+  let redis: OwnRedis;
+  let m: TestMemloom;
+  beforeAll(async () => {
+    redis = new OwnRedis(await freePort());
+    await redis.start();
+    m = await startTestMemloom({ env: { REDIS_URL: `redis://127.0.0.1:${redis.port}` }, roles: { api: true, workers: [] } });
+  });
+  afterAll(async () => {
+    await redis?.start().catch(() => undefined); // closing queues needs their Redis
+    await m?.close();
+    await redis?.stop();
+  });
+
+  const notEnqueued = () =>
+    withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE enqueued_at IS NULL')).rows[0]?.n);
+
+  it('answers 202 with Redis stopped, and queues every event once Redis is back', async () => {
+    const up = await postJson(`${m.url}/v1/events`, { content: 'before the outage' });
+    expect(up.status).toBe(202);
+    await m.deps.dispatcher.flush();
+    expect(await notEnqueued()).toBe(0);
+
+    await redis.stop();
+    const batch = await postJson(`${m.url}/v1/events`, { events: Array.from({ length: 20 }, (_, i) => ({ content: `outage batch ${i}` })) });
+    const singles = await Promise.all(Array.from({ length: 5 }, (_, i) => postJson(`${m.url}/v1/events`, { content: `outage single ${i}` })));
+    expect([batch.status, ...singles.map((s) => s.status)]).toEqual(Array.from({ length: 6 }, () => 202));
+    const ids: string[] = [...batch.body.ids, ...singles.map((s) => s.body.ids[0])];
+    expect(new Set(ids).size).toBe(25);
+
+    await m.deps.dispatcher.flush(); // gives up after its timeout and leaves the events to the reconciler
+    const stored = await withTenant(m.deps.db, 'default', async (tx) =>
+      (await tx.query<{ id: string; enqueued_at: Date | null }>('SELECT id, enqueued_at FROM events WHERE id = ANY($1::uuid[])', [ids])).rows,
+    );
+    expect(stored).toHaveLength(25);
+    expect(stored.every((r) => r.enqueued_at === null)).toBe(true);
+
+    await redis.start();
+    const first = await reconcileEvents(m.deps, 0);
+    expect(first.requeued).toBe(25);
+    expect(await notEnqueued()).toBe(0);
+    const triage = m.deps.queues.get('triage');
+    for (const id of ids) expect((await triage.getJob(id))?.data).toEqual({ tenantId: 'default', eventId: id });
+    // Redis came back empty (no persistence): exactly the 25 outage events are queued, none twice
+    const counts = await triage.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed');
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(25);
+
+    const second = await reconcileEvents(m.deps, 0);
+    expect(second.requeued).toBe(0);
+    const after = await triage.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed');
+    expect(after).toEqual(counts);
+  });
+
+  it('leaves events younger than the grace period to the dispatcher', async () => {
+    await redis.stop();
+    const r = await postJson(`${m.url}/v1/events`, { content: 'young' });
+    expect(r.status).toBe(202);
+    await m.deps.dispatcher.flush();
+    await redis.start();
+    expect((await reconcileEvents(m.deps, 60_000)).requeued).toBe(0);
+    expect((await reconcileEvents(m.deps, 0)).requeued).toBe(1);
+    expect((await m.deps.queues.get('triage').getJob(r.body.ids[0]))?.id).toBe(r.body.ids[0]);
+  });
+});
+
+describe('reconciler on the PostgreSQL queue backend', () => {
+  let m: TestMemloom;
+  beforeAll(async () => {
+    m = await startTestMemloom({ roles: { api: true, workers: [] } });
+  });
+  afterAll(async () => m?.close());
+
+  it('queues stored events that never reached the queue (crash between commit and enqueue)', async () => {
+    // Events committed without the dispatcher, as after a crash right after the commit.
+    const ids = await withTenant(m.deps.db, 'default', async (tx) =>
+      (await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) SELECT 'crash-' || g, 'c' || g, 'h' FROM generate_series(1, 1200) g RETURNING id`)).rows.map((r) => r.id),
+    );
+    expect((await reconcileEvents(m.deps, 0)).requeued).toBe(1200);
+    const triage = m.deps.queues.get('triage');
+    for (const id of [ids[0], ids[599], ids[1199]]) expect((await triage.getJob(id as string))?.id).toBe(id);
+    expect((await triage.getJobCounts('waiting')).waiting).toBe(1200);
+    expect((await reconcileEvents(m.deps, 0)).requeued).toBe(0);
+    expect((await triage.getJobCounts('waiting')).waiting).toBe(1200);
+  });
+});

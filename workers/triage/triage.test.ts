@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorkers } from '../../src/queue/runner.js';
+import { CATALOG } from '../catalog.js';
+import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
+import { ingest, runStage, sql, TENANT, waitForDeadLetter, waitForJob } from '../../test/support/pipeline.js';
+import { triage } from './handler.js';
+
+interface Row {
+  id: string;
+  status: string;
+  skip_reason: string | null;
+  extract_pending: boolean;
+  extract_key: string | null;
+  priority: number | null;
+}
+
+describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)', ({ redis }) => {
+  let m: TestMemloom;
+  beforeAll(async () => {
+    m = await startTestMemloom({ redis, roles: { api: false, workers: [] } });
+  });
+  afterAll(async () => m?.close());
+
+  const rows = (ids: string[]) => sql<Row>(m.deps.db, 'SELECT id, status, skip_reason, extract_pending, extract_key, priority FROM events WHERE id = ANY($1::uuid[]) ORDER BY seq', [ids]);
+
+  it('skips acknowledgements, empty tool chatter and duplicates in a session with a reason, and routes the rest', async () => {
+    const ids = await ingest(m.deps, [
+      { session_id: 'tri-1', user_id: 'u1', content: 'We decided to use PostgreSQL for the memory store.' },
+      { session_id: 'tri-1', user_id: 'u1', content: 'ok thanks' },
+      { session_id: 'tri-1', user_id: 'u1', content: '好的，谢谢' },
+      { session_id: 'tri-1', user_id: 'u1', type: 'tool_result', role: 'tool', content: '{}' },
+      { session_id: 'tri-1', user_id: 'u1', content: 'We decided to use PostgreSQL for the memory store.' },
+      { session_id: 'tri-2', user_id: 'u1', content: 'We decided to use PostgreSQL for the memory store.' },
+      { user_id: 'u1', type: 'document', content: 'Runbook: restart the replica when lag exceeds ten seconds.' },
+      { user_id: 'u1', type: 'decision', content: 'Use Redis for the queue.', importance: 9 },
+    ]);
+    const { result, next } = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[0] as string });
+    // One job triages the whole burst; the other events' jobs will find nothing left.
+    expect(new Set(result.triagedIds)).toEqual(new Set([ids[0], ids[5], ids[6], ids[7]]));
+    const r = await rows(ids);
+    expect(r.map((x) => [x.status, x.skip_reason])).toEqual([
+      ['triaged', null],
+      ['skipped', 'ack'],
+      ['skipped', 'ack'],
+      ['skipped', 'empty'],
+      ['skipped', 'duplicate'],
+      ['triaged', null], // same text in another session is not a duplicate
+      ['triaged', null],
+      ['triaged', null],
+    ]);
+    expect(r[0]).toMatchObject({ extract_pending: true, extract_key: 'session:tri-1' });
+    expect(r[5]).toMatchObject({ extract_pending: true, extract_key: 'session:tri-2' });
+    expect(r[6]).toMatchObject({ extract_pending: true, extract_key: `doc:${ids[6]}` });
+    expect(r[7]).toMatchObject({ extract_pending: true, extract_key: 'user:u1', priority: 2 }); // importance 9 → priority 2
+    for (const skipped of r.filter((x) => x.status === 'skipped')) expect(skipped.extract_pending).toBe(false);
+    // Documents and conversation alike go on to chunking, in one job.
+    expect(next).toEqual([{ stage: 'chunk', input: { tenantId: TENANT, eventIds: [ids[0], ids[5], ids[6], ids[7]] } }]);
+  });
+
+  it('is a no-op on replay: no status changes, and the next stage is computed from stored state', async () => {
+    const ids = await ingest(m.deps, [
+      { session_id: 'tri-3', content: 'The billing service moves to Kubernetes next quarter.' },
+      { session_id: 'tri-3', content: 'thanks!' },
+    ]);
+    const first = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[0] as string });
+    const before = await rows(ids);
+    const again = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[0] as string });
+    const otherJob = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[1] as string });
+    expect(again.result.triagedIds).toEqual([]);
+    expect(otherJob.result.triagedIds).toEqual([]);
+    expect(await rows(ids)).toEqual(before);
+    // A retry after the commit still moves the pipeline on (the event is still waiting for chunking)…
+    expect(again.next).toEqual(first.next);
+    // …and a skipped event never does.
+    expect(otherJob.next).toEqual([]);
+  });
+
+  it('fails an invalid payload permanently, without retries, and records a dead letter', async () => {
+    const workers = startWorkers(m.deps, CATALOG, ['triage']);
+    try {
+      const queue = m.deps.queues.get('triage');
+      await queue.add('triage', { tenantId: TENANT, eventId: 'not-a-uuid' }, { jobId: 'triage-bad-payload', attempts: 5, backoff: { type: 'fixed', delay: 10 } });
+      const { job, state } = await waitForJob(queue, 'triage-bad-payload', ['failed', 'completed']);
+      expect(state).toBe('failed');
+      expect(job.attemptsMade).toBe(1);
+      expect(job.failedReason).toMatch(/^INPUT_INVALID: eventId/);
+      const dead = await waitForDeadLetter(m.deps.db, 'triage', 'triage-bad-payload');
+      expect(dead.code).toBe('INPUT_INVALID');
+      expect(JSON.parse(dead.payload)).toEqual({ tenantId: TENANT, eventId: 'not-a-uuid' });
+    } finally {
+      await workers.close();
+    }
+  });
+});
