@@ -2,7 +2,7 @@
  * Pipeline throughput and freshness in embedded mode (one process: PGlite on disk, the PostgreSQL
  * queue backend, every pipeline worker), for each local embedder.
  *
- * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 2] [--seconds 20] [--rate 50] [--only throughput]
+ * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--seconds 20] [--rate 50] [--only throughput]
  *
  * (a) throughput: N conversational events (LoCoMo turns, with speakers and sessions) posted in
  *     batches of 200; events/s from the first POST until pending_events == 0, i.e. until everything
@@ -145,7 +145,7 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
           }
         }
       });
-      if (!sending && performance.now() - lastAck > 120_000) break;
+      if (!sending && performance.now() - lastAck > 600_000) break;
       await sleep(50);
     }
   })();
@@ -198,7 +198,7 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
 async function main(): Promise<void> {
   const file = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : path.resolve(import.meta.dirname, '../../shared/data/locomo-dev.json');
   const models = arg('models', 'hashing,use-lite').split(',');
-  const copies = Number(arg('repeat', '2'));
+  const copies = Number(arg('repeat', '1'));
   const seconds = Number(arg('seconds', '20'));
   const rate = Number(arg('rate', '50'));
   const turns = await loadTurns(file);

@@ -41,6 +41,10 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     /** Keep vectors inline in the heap (ALTER … SET STORAGE MAIN) for rows loaded by this run. */
     'storage-main': { type: 'boolean', default: false },
+    /** `user`: each request scoped to one of the 50 users (2% of memories); `tenant`: no user_id. */
+    scope: { type: 'string', default: 'user' },
+    /** Also measure recall with one transaction per retriever (the server-mode path). */
+    'compare-tx': { type: 'boolean', default: false },
   },
 });
 const sizes = args.sizes.split(',').map(Number);
@@ -53,7 +57,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-interface Row { memories: number; clients: number; requests: number; p50: number; p95: number; p99: number; server50: number; server95: number; cpu: number; rps: number }
+interface Row { memories: number; variant: string; clients: number; requests: number; p50: number; p95: number; p99: number; server50: number; server95: number; cpu: number; rps: number }
 
 /**
  * The load generator runs in a worker thread: PGlite, the API and the clients would otherwise share
@@ -86,9 +90,12 @@ function mainThreadCpu(): number {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-async function measure(url: string, v: Vocabulary, memories: number, clients: number, seed: number): Promise<Row> {
+async function measure(url: string, v: Vocabulary, memories: number, variant: string, clients: number, seed: number): Promise<Row> {
   const r = rng(seed);
-  const bodies = Array.from({ length: requests }, () => JSON.stringify({ query: query(v, r), user_id: USERS[Math.floor(r() * USERS.length)], mode: 'memories', limit: 10 }));
+  const bodies = Array.from({ length: requests }, () => {
+    const user = USERS[Math.floor(r() * USERS.length)];
+    return JSON.stringify({ query: query(v, r), ...(args.scope === 'user' ? { user_id: user } : {}), mode: 'memories', limit: 10 });
+  });
   const cpu0 = mainThreadCpu();
   const result = await new Promise<{ latencies: number[]; server: number[]; seconds: number }>((resolve, reject) => {
     const worker = new Worker(CLIENT, { eval: true, workerData: { url, bodies, clients } });
@@ -98,7 +105,7 @@ async function measure(url: string, v: Vocabulary, memories: number, clients: nu
   const cpu = mainThreadCpu() - cpu0;
   const latencies = result.latencies.sort((a, b) => a - b);
   const server = result.server.sort((a, b) => a - b);
-  return { memories, clients, requests, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99),
+  return { memories, variant, clients, requests, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99),
     server50: percentile(server, 50), server95: percentile(server, 95), cpu: (cpu * 1000) / requests, rps: requests / result.seconds };
 }
 
@@ -195,7 +202,9 @@ async function main(): Promise<void> {
   const log = createLogger(config, process.stderr);
   const running = await startRoles(config, log, { api: true, watcher: false, workers: [], scheduler: false }, { inMemory: args.home === undefined, queuePrefix: `bench-${process.pid}` });
   const { deps } = running;
-  const pglite = deps.embedded?.db;
+  const embedded = deps.embedded;
+  const pglite = embedded?.db;
+  const variants = args['compare-tx'] ? ['shared-tx', 'tx-per-retriever'] : ['shared-tx'];
   if (!pglite) throw new Error('the benchmark needs embedded mode (unset DATABASE_URL)');
   const url = `http://127.0.0.1:${(running.app?.server.address() as { port: number }).port}`;
   const v = vocabulary();
@@ -226,9 +235,17 @@ async function main(): Promise<void> {
         err(`${size} memories: insert ${insertS.toFixed(1)} s (${Math.round((size - loaded) / insertS)} rows/s), GIN + HNSW build ${indexS.toFixed(1)} s, ANALYZE ${analyzeS.toFixed(1)} s`);
         loaded = size;
       }
-      await measure(url, v, size, 2, 1); // warm-up: JIT, plan caches, buffer cache
-      for (const clients of clientCounts) rows.push(await measure(url, v, size, clients, 1000 + clients));
-      if (args.profile) await profile(args.profile, () => measure(url, v, size, 1, 77));
+      await measure(url, v, size, 'warm-up', 2, 1); // JIT, plan caches, buffer cache
+      for (const clients of clientCounts) {
+        for (const variant of variants) {
+          // recall() shares one transaction in embedded mode; without `embedded` it takes the
+          // server-mode path (one transaction per retriever), on the same data and server.
+          (deps as { embedded: unknown }).embedded = variant === 'tx-per-retriever' ? undefined : embedded;
+          rows.push(await measure(url, v, size, variant, clients, 1000 + clients));
+        }
+      }
+      (deps as { embedded: unknown }).embedded = embedded;
+      if (args.profile) await profile(args.profile, () => measure(url, v, size, 'profile', 1, 77));
       if (args.breakdown) out(`\nmedian ms per retriever at ${size} memories (sequential, 1 client): ${JSON.stringify(await breakdown(deps, v, 60))}`);
       if (args.explain) await explain(deps, v);
     }
@@ -238,9 +255,9 @@ async function main(): Promise<void> {
   }
   const f = (x: number) => x.toFixed(1).padStart(7);
   out(`\nrecall latency — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), load avg ${os.loadavg()[0]?.toFixed(1)}, ` +
-    `Node ${process.version}, embedded PGlite ${args.home ? 'on disk' : 'in memory'}, ${deps.providers.embeddings.model} ${dims}-d, mode memories, limit 10`);
-  out('memories  clients  requests   p50 ms   p95 ms   p99 ms  server p50  server p95  cpu ms/req   req/s');
-  for (const x of rows) out(`${String(x.memories).padStart(8)}  ${String(x.clients).padStart(7)}  ${String(x.requests).padStart(8)}  ${f(x.p50)}  ${f(x.p95)}  ${f(x.p99)}     ${f(x.server50)}     ${f(x.server95)}      ${f(x.cpu)}  ${f(x.rps)}`);
+    `Node ${process.version}, embedded PGlite ${args.home ? 'on disk' : 'in memory'}, ${deps.providers.embeddings.model} ${dims}-d, ${args.scope} scope, mode memories, limit 10`);
+  out('memories  variant           clients  requests   p50 ms   p95 ms   p99 ms  server p50  server p95  cpu ms/req   req/s');
+  for (const x of rows) out(`${String(x.memories).padStart(8)}  ${x.variant.padEnd(16)}  ${String(x.clients).padStart(7)}  ${String(x.requests).padStart(8)}  ${f(x.p50)}  ${f(x.p95)}  ${f(x.p99)}     ${f(x.server50)}     ${f(x.server95)}      ${f(x.cpu)}  ${f(x.rps)}`);
 }
 
 await main();

@@ -121,6 +121,6 @@ describe('every paid provider call passes the gate', () => {
       expect(m.deps.providers.embeddings).toBeInstanceOf(GatedEmbeddings);
       expect(m.deps.providers.llm).toBeInstanceOf(GatedLlm);
       expect(m.deps.providers.embeddings.paid && m.deps.providers.llm.paid).toBe(true);
-    });
+    }, 180_000);
   });
 });

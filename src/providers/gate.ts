@@ -131,7 +131,8 @@ export class Gate {
     }
     const usage = usageOf(answer);
     this.#metrics.providerCalls.inc({ provider: call.kind, model: call.model, outcome: 'ok' });
-    await this.#settle(admission, usage ?? this.#unknownUsage(call), usage !== undefined);
+    // A call without a usage figure is recorded at its estimate (never undercount a budget).
+    await this.#settle(admission, usage ?? this.#unknownUsage(call), true);
     return answer;
   }
 
@@ -270,7 +271,7 @@ export class Gate {
     else await this.#settle(a, { tokensIn: 0, tokensOut: 0 }, false);
   }
 
-  /** Without a usage figure the estimate stands (never undercount a budget). */
+  /** The estimate, for an answer without a usage figure. */
   #unknownUsage(call: GateCall): GateUsage {
     return { tokensIn: call.tokensIn, tokensOut: call.kind === 'llm' ? call.maxTokensOut : 0 };
   }

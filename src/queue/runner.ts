@@ -39,7 +39,10 @@ export async function enqueueNext(deps: Deps, catalog: StageCatalog, next: NextJ
 /**
  * Runs workers for the given stages. The one error boundary of job processing: invalid payloads
  * and non-retryable errors fail permanently (UnrecoverableError) and are dead-lettered; provider
- * 429s rate-limit the whole queue without using an attempt; other errors retry with backoff.
+ * 429s and the gate's RATE_WAIT rate-limit the whole queue without using an attempt; the gate's
+ * BUDGET_WAIT moves the job to delayed until its budget window has room (src/queue/delay.ts);
+ * other errors retry with backoff. Stages that need a paid provider start consuming once it is
+ * ready (src/queue/readiness.ts).
  */
 export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly QueueName[]): RunningWorkers {
   const workers: Worker[] = [];

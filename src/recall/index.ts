@@ -32,10 +32,17 @@ export async function recall(deps: Deps, tenantId: string, input: RecallInput, o
   if (deps.embedded) {
     // PGlite has one session: "parallel" connections only queue behind each other, and each extra
     // transaction costs four statements of ~1 ms CPU each there. So the retrievers share one
-    // transaction (node-postgres queues their statements on the one client), and so does the log.
+    // transaction, taking turns on its client (one statement at a time), and so does the log.
     answer = await withTenant(deps.db, tenantId, async (tx) => {
       await setVectorSearch(tx, ctx.vectorSearch.iterative, ctx.vectorSearch.efSearch);
-      return finish(tx, await retrieve({ ...ctx, run: <T>(fn: (t: Tx) => Promise<T>) => fn(tx) }));
+      // After a failure the later turns reject without touching the aborted transaction.
+      let turn: Promise<unknown> = Promise.resolve();
+      const run = <T>(fn: (t: Tx) => Promise<T>): Promise<T> => {
+        const mine = turn.then(() => fn(tx));
+        turn = mine;
+        return mine;
+      };
+      return finish(tx, await retrieve({ ...ctx, run }));
     });
   } else {
     const results = await retrieve(ctx);

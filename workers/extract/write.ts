@@ -1,11 +1,12 @@
 import type { Queryable } from '../../src/db/pool.js';
 import { resolveEntities, upsertEdges } from '../../src/db/sql/entities.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
-import { confirmMemory, insertMemory, linkMemoryEntities, nearestMemories, relateMemories, supersedeMemory } from '../../src/db/sql/memories-write.js';
+import { confirmMemory, insertMemories, linkMemoryEntities, nearestMemoriesBatch, relateMemories, supersedeMemory } from '../../src/db/sql/memories-write.js';
 import { addProvenance } from '../../src/db/sql/provenance.js';
-import { decide, thresholdsFor } from '../../src/domain/reconcile.js';
+import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { ftsDocument } from '../../src/domain/text.js';
-import { normalizeEntityName, type Prepared } from './prepare.js';
+import { planMemories, type PlannedMemory } from './plan.js';
+import { normalizeEntityName, type Prepared, type PreparedMemory } from './prepare.js';
 
 export interface WriteCounts {
   entities: number;
@@ -49,44 +50,55 @@ export async function writeExtraction(
   });
   const entityOf = (name: string | null) => (name ? entityByName.get(normalizeEntityName(name)) ?? null : null);
 
-  const thresholds = thresholdsFor(model);
-  for (const [i, m] of p.memories.entries()) {
-    const vector = vectors.memories[i] as number[];
-    const subjectId = entityOf(m.subject);
-    const neighbours = await nearestMemories(tx, { userId: scope.user_id }, vector, m.hash, dims, NEIGHBOURS);
-    const d = decide({ kind: m.kind, content: m.content, subjectId }, neighbours.map((n) => ({ id: n.id, kind: n.kind, content: n.content, subjectId: n.subject_entity_id, similarity: n.similarity })), thresholds);
-    if (d.action === 'NOOP') continue;
-    if (d.action === 'CONFIRM' && d.targetId) {
-      await confirmMemory(tx, d.targetId, m.confidence);
-      await addProvenance(tx, 'memory', [{ objectId: d.targetId, eventIds: m.eventIds }], runId);
+  // Memory units: one neighbour query, decisions in order (plan.ts), one insert, then the few
+  // per-item updates (confirm, supersede, relate) and one provenance and one link statement.
+  const subjects = p.memories.map((m) => entityOf(m.subject));
+  const existing = await nearestMemoriesBatch(tx, { userId: scope.user_id }, p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })), dims, NEIGHBOURS);
+  const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model));
+  const toInsert = plan.filter((x) => x.decision.action !== 'NOOP' && x.decision.action !== 'CONFIRM');
+  const rows = await insertMemories(tx, toInsert.map((x) => {
+    const m = p.memories[x.index] as PreparedMemory;
+    return {
+      kind: m.kind, content: m.content, content_hash: m.hash, fts_doc: m.ftsDoc, vector: vectors.memories[x.index] as number[], importance: m.importance, confidence: m.confidence,
+      event_time: m.eventTime, time_precision: m.timePrecision, occurred_at: m.occurredAt, subject_entity_id: subjects[x.index] ?? null,
+      dataset: scope.dataset, user_id: scope.user_id, agent_id: scope.agent_id, session_id: scope.session_id, source_event_ids: m.eventIds, version: x.version,
+    };
+  }), model, dims, runId);
+  const idOf = new Map<number, { id: string; inserted: boolean }>(toInsert.map((x, k) => [x.index, rows[k] as { id: string; inserted: boolean }]));
+  const targetId = (t: PlannedMemory['target']) => (t === undefined ? undefined : 'id' in t ? t.id : idOf.get(t.pass)?.id);
+  const provenance: Array<{ objectId: string; eventIds: string[] }> = [];
+  const links: Array<{ memoryId: string; entityId: string }> = [];
+  for (const x of plan) {
+    const m = p.memories[x.index] as PreparedMemory;
+    const target = targetId(x.target);
+    if (x.decision.action === 'NOOP') continue;
+    if (x.decision.action === 'CONFIRM') {
+      if (!target) continue;
+      await confirmMemory(tx, target, m.confidence);
+      provenance.push({ objectId: target, eventIds: m.eventIds });
       counts.memories_confirmed++;
       continue;
     }
-    const target = neighbours.find((n) => n.id === d.targetId);
-    const inserted = await insertMemory(tx, {
-      kind: m.kind, content: m.content, content_hash: m.hash, fts_doc: m.ftsDoc, vector, importance: m.importance, confidence: m.confidence,
-      event_time: m.eventTime, time_precision: m.timePrecision, occurred_at: m.occurredAt, subject_entity_id: subjectId,
-      dataset: scope.dataset, user_id: scope.user_id, agent_id: scope.agent_id, session_id: scope.session_id,
-      source_event_ids: m.eventIds, version: d.action === 'UPDATE' && target ? target.version + 1 : 1,
-    }, model, dims, runId);
-    await addProvenance(tx, 'memory', [{ objectId: inserted.id, eventIds: m.eventIds }], runId);
-    const links = [...new Set([subjectId, ...m.entities.map((n) => entityOf(n))].filter((id): id is string => id !== null))];
-    await linkMemoryEntities(tx, links.map((entityId) => ({ memoryId: inserted.id, entityId })));
-    if (!inserted.inserted) {
+    const row = idOf.get(x.index) as { id: string; inserted: boolean };
+    provenance.push({ objectId: row.id, eventIds: m.eventIds });
+    for (const entityId of new Set([subjects[x.index], ...m.entities.map((n) => entityOf(n))])) if (entityId) links.push({ memoryId: row.id, entityId });
+    if (!row.inserted) {
       counts.memories_confirmed++;
       continue;
     }
-    if (d.action === 'UPDATE' && d.targetId) {
-      await supersedeMemory(tx, d.targetId, inserted.id);
-      const rel = await relateMemories(tx, inserted.id, d.targetId, 'replaces', true);
+    if (x.decision.action === 'UPDATE' && target) {
+      await supersedeMemory(tx, target, row.id);
+      const rel = await relateMemories(tx, row.id, target, 'replaces', true);
       if (rel) await addProvenance(tx, 'relation', [{ objectId: rel, eventIds: m.eventIds }], runId);
       counts.memories_updated++;
-    } else if (d.action === 'CHALLENGE' && d.targetId) {
-      const rel = await relateMemories(tx, inserted.id, d.targetId, 'challenges', false);
+    } else if (x.decision.action === 'CHALLENGE' && target) {
+      const rel = await relateMemories(tx, row.id, target, 'challenges', false);
       if (rel) await addProvenance(tx, 'relation', [{ objectId: rel, eventIds: m.eventIds }], runId);
       counts.memories_challenged++;
     } else counts.memories_added++;
   }
+  await addProvenance(tx, 'memory', provenance, runId);
+  await linkMemoryEntities(tx, links);
 
   const edges = p.triplets
     .map((t) => ({ t, s: entityOf(t.source), o: entityOf(t.target) }))

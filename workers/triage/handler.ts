@@ -1,5 +1,5 @@
 import { withTenant } from '../../src/db/pool.js';
-import { claimReceived, findSessionDuplicates, idsWithStatus, saveTriage, type ReceivedEvent, type TriageOutcome } from '../../src/db/sql/triage.js';
+import { claimReceived, findSessionDuplicates, idsWithStatus, saveTriage, statusOf, type ReceivedEvent, type TriageOutcome } from '../../src/db/sql/triage.js';
 import { extractKeyOf, needsExtraction } from '../../src/domain/routing.js';
 import { heuristicTriage } from '../../src/providers/llm/heuristic/index.js';
 import { defineStage } from '../../src/queue/stage.js';
@@ -16,21 +16,28 @@ export const triage = defineStage({
   input: TriageInput,
   key: triageKey,
   async handle({ tenantId, eventId }, { deps, log }) {
-    const outcomes = await withTenant(deps.db, tenantId, async (tx) => {
+    const { outcomes, waiting } = await withTenant(deps.db, tenantId, async (tx) => {
+      // Most jobs of a burst find their event triaged by the burst's first job: one lookup, no claim.
+      // (Every received event has its own job, so the others' events are claimed by theirs.)
+      const own = await statusOf(tx, eventId);
+      if (own !== 'received') return { outcomes: [], waiting: own === 'triaged' ? [eventId] : [] };
       const claimed = await claimReceived(tx, eventId, TRIAGE_BATCH);
-      if (claimed.length === 0) return [];
-      const duplicates = await findSessionDuplicates(tx, claimed.map((e) => e.id));
-      const result = claimed.map((e) => verdict(e, duplicates.has(e.id)));
-      await saveTriage(tx, result);
-      return result;
+      let result: TriageOutcome[] = [];
+      if (claimed.length > 0) {
+        const duplicates = await findSessionDuplicates(tx, claimed.map((e) => e.id));
+        result = claimed.map((e) => verdict(e, duplicates.has(e.id)));
+        await saveTriage(tx, result);
+      }
+      // Read in the same transaction: one round trip less than a separate read in next().
+      const kept = result.filter((o) => o.keep).map((o) => o.id);
+      return { outcomes: result, waiting: await idsWithStatus(tx, [...new Set([eventId, ...kept])], 'triaged') };
     });
     if (outcomes.length > 0) log.debug({ triaged: outcomes.length, skipped: outcomes.filter((o) => !o.keep).length }, 'triaged events');
-    return { triagedIds: outcomes.filter((o) => o.keep).map((o) => o.id) };
+    return { triagedIds: outcomes.filter((o) => o.keep).map((o) => o.id), waiting };
   },
   // From stored state: this job's event (if still waiting for chunking) plus what it triaged now.
-  async next({ tenantId, eventId }, result, { deps }) {
-    const waiting = await withTenant(deps.db, tenantId, (tx) => idsWithStatus(tx, [...new Set([eventId, ...result.triagedIds])], 'triaged'));
-    return waiting.length > 0 ? [chunkJob(tenantId, waiting)] : [];
+  next({ tenantId }, result) {
+    return result.waiting.length > 0 ? [chunkJob(tenantId, result.waiting)] : [];
   },
 });
 

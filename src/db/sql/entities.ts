@@ -32,11 +32,13 @@ export async function resolveEntities(tx: Queryable, inputs: EntityInput[], mode
   const unresolved = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
   if (unresolved.length > 0) {
     const { rows: similar } = await tx.query<{ i: number; id: string; sim: number }>(
-      `SELECT q.i, n.id, n.sim FROM jsonb_to_recordset($1::jsonb) AS q(i int, v text, type text)
+      // Query vectors parsed once (MATERIALIZED): a cast inside ORDER BY re-parses the text per entity row.
+      `WITH q AS MATERIALIZED (SELECT i, v::vector(${dims}) AS v, type FROM jsonb_to_recordset($1::jsonb) AS x(i int, v text, type text))
+       SELECT q.i, n.id, n.sim FROM q
        CROSS JOIN LATERAL (
-         SELECT e.id, 1 - (e.embedding::vector(${dims}) <=> q.v::vector(${dims})) AS sim FROM entities e
+         SELECT e.id, 1 - (e.embedding::vector(${dims}) <=> q.v) AS sim FROM entities e
          WHERE e.type = q.type AND e.embedding_dims = ${dims} AND e.embedding_model = $2
-         ORDER BY e.embedding::vector(${dims}) <=> q.v::vector(${dims}) LIMIT 1) n
+         ORDER BY e.embedding::vector(${dims}) <=> q.v LIMIT 1) n
        WHERE n.sim >= $3`,
       [JSON.stringify(unresolved.map(({ inp, i }) => ({ i, v: toVectorSql(inp.vector), type: inp.type }))), model, threshold],
     );

@@ -121,15 +121,27 @@ export async function insertedEvents(db: Queryable, tenantId: string, rows: Even
   });
 }
 
+/**
+ * Looks each id up by primary key and updates by ctid. A plain `id = ANY(…) AND enqueued_at IS
+ * NULL` lets the planner AND the partial not-enqueued index with the tenant index (RLS) and scan
+ * every unmarked event of the tenant: PGlite runs no autovacuum, so its statistics stay those of
+ * an empty table. A concurrently updated row (real PostgreSQL) fails the ctid recheck and stays
+ * unmarked: the reconciler re-adds it under the same job id, which is harmless.
+ */
+function markStatement(ids: string): string {
+  return `UPDATE events SET enqueued_at = now()
+  WHERE ctid = ANY(ARRAY(SELECT (SELECT e.ctid FROM events e WHERE e.id = x.id AND e.enqueued_at IS NULL) FROM unnest(${ids}) AS x(id)))`;
+}
+
 /** Marks events as handed to the queue (the reconciler re-enqueues those never marked). */
 export async function markEnqueued(tx: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await tx.query('UPDATE events SET enqueued_at = now() WHERE id = ANY($1::uuid[]) AND enqueued_at IS NULL', [ids]);
+  await tx.query(markStatement('$1::uuid[]'), [ids]);
 }
 
 /** markEnqueued as a statement for runInOneTransaction (after setTenantStatement). */
 export function markEnqueuedStatement(ids: string[]): string {
-  return `UPDATE events SET enqueued_at = now() WHERE enqueued_at IS NULL AND id = ANY(ARRAY(SELECT jsonb_array_elements_text(${dollarQuoted(JSON.stringify(ids))}::jsonb)::uuid))`;
+  return markStatement(`ARRAY(SELECT jsonb_array_elements_text(${dollarQuoted(JSON.stringify(ids))}::jsonb)::uuid)`);
 }
 
 /** Events the pipeline has moved past `received` were queued, whatever their mark says (a mark lost to a crash or an outage). */

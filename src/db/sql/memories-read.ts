@@ -74,12 +74,12 @@ export async function listMemories(tx: Queryable, f: MemoryListFilter): Promise<
   if (f.kinds && f.kinds.length > 0) c.push(`m.kind = ANY(${p.add(f.kinds)}::text[])`);
   if (f.status !== 'all') c.push(`m.status = ${p.add(f.status)}`);
   if (f.conflicts) {
-    // An open conflict: both sides still active (a superseded side means it was resolved).
-    c.push(`m.status = 'active' AND (
-      EXISTS (SELECT 1 FROM memory_relations r JOIN memories o ON o.id = r.to_memory_id
-              WHERE r.from_memory_id = m.id AND r.relation = 'challenges' AND o.status = 'active')
-      OR EXISTS (SELECT 1 FROM memory_relations r JOIN memories o ON o.id = r.from_memory_id
-              WHERE r.to_memory_id = m.id AND r.relation = 'challenges' AND o.status = 'active'))`);
+    // An open conflict: both sides still active (a superseded side means it was resolved). Driven
+    // from the (few) challenges relations, so a large memory table is not probed row by row.
+    c.push(`m.status = 'active' AND m.id IN (
+      SELECT r.from_memory_id FROM memory_relations r JOIN memories o ON o.id = r.to_memory_id WHERE r.relation = 'challenges' AND o.status = 'active'
+      UNION
+      SELECT r.to_memory_id FROM memory_relations r JOIN memories o ON o.id = r.from_memory_id WHERE r.relation = 'challenges' AND o.status = 'active')`);
   }
   if (f.text) {
     const like = p.add(`%${likeEscape(f.text.substring)}%`);

@@ -25,6 +25,30 @@ export async function nearestMemories(tx: Queryable, scope: { userId: string | n
   return rows;
 }
 
+/**
+ * nearestMemories for many vectors of one user scope in one statement (one round trip per pass
+ * instead of one per unit); returns the neighbours of each query in input order.
+ */
+export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: string | null }, queries: Array<{ vector: number[]; hash: string }>, dims: number, limit: number): Promise<MemoryNeighbour[][]> {
+  if (queries.length === 0) return [];
+  const { rows } = await tx.query<MemoryNeighbour & { i: number }>(
+    // The vectors are parsed once, in the CTE: cast inside the ORDER BY, a text vector would be
+    // parsed again for every row compared.
+    `WITH q AS MATERIALIZED (SELECT i, v::vector(${dims}) AS v, h FROM jsonb_to_recordset($2::jsonb) AS x(i int, v text, h text))
+     SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
+       (SELECT id, kind, content, content_hash, subject_entity_id, version, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
+        FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND user_id IS NOT DISTINCT FROM $1
+        ORDER BY embedding::vector(${dims}) <=> q.v LIMIT $3)
+       UNION
+       (SELECT id, kind, content, content_hash, subject_entity_id, version, 1.0 FROM memories
+        WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = q.h)) n`,
+    [scope.userId, JSON.stringify(queries.map((q, i) => ({ i, v: toVectorSql(q.vector), h: q.hash }))), limit],
+  );
+  const out: MemoryNeighbour[][] = queries.map(() => []);
+  for (const { i, ...n } of rows) out[i]?.push(n);
+  return out;
+}
+
 export interface MemoryInsert {
   kind: string;
   content: string;
@@ -67,6 +91,46 @@ export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string
     [m.user_id, m.content_hash],
   );
   return { id: (existing[0] as { id: string }).id, inserted: false };
+}
+
+/**
+ * insertMemory for many rows of one user scope in one statement: returns, in input order, each
+ * row's id, or the id of the active memory that already had its content (then inserted = false).
+ */
+export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model: string, dims: number, runId: string): Promise<Array<{ id: string; inserted: boolean }>> {
+  if (rows.length === 0) return [];
+  const { rows: inserted } = await tx.query<{ id: string; content_hash: string; user_id: string | null }>(
+    `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
+       event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
+     SELECT kind, content, content_hash, to_tsvector('simple', fts_doc), v::vector, $2, $3, importance, confidence,
+       event_time, time_precision, occurred_at, occurred_at, subject_entity_id, dataset, user_id, agent_id, session_id, version, $4,
+       (SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id IN (SELECT jsonb_array_elements_text(x.src)::uuid) AND e.ttl IS NOT NULL)
+     FROM jsonb_to_recordset($1::jsonb) AS x(i int, kind text, content text, content_hash text, fts_doc text, v text, importance smallint,
+          confidence real, event_time timestamptz, time_precision text, occurred_at timestamptz, subject_entity_id uuid, dataset text,
+          user_id text, agent_id text, session_id text, version int, src jsonb)
+     ORDER BY i
+     ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
+     RETURNING id, content_hash, user_id`,
+    [JSON.stringify(rows.map((m, i) => ({ ...m, i, v: toVectorSql(m.vector), vector: undefined, src: m.source_event_ids }))), model, dims, runId],
+  );
+  const key = (userId: string | null, hash: string) => `${userId ?? ''}\u0000${hash}`;
+  const ids = new Map(inserted.map((r) => [key(r.user_id, r.content_hash), r.id]));
+  const missing = rows.filter((m) => !ids.has(key(m.user_id, m.content_hash)));
+  const existing = new Map<string, string>();
+  if (missing.length > 0) {
+    const { rows: found } = await tx.query<{ id: string; content_hash: string; user_id: string | null }>(
+      `SELECT m.id, m.content_hash, m.user_id FROM memories m JOIN jsonb_to_recordset($1::jsonb) AS x(u text, h text)
+         ON coalesce(m.user_id, '') = coalesce(x.u, '') AND m.content_hash = x.h
+       WHERE m.status = 'active'`,
+      [JSON.stringify(missing.map((m) => ({ u: m.user_id, h: m.content_hash })))],
+    );
+    for (const r of found) existing.set(key(r.user_id, r.content_hash), r.id);
+  }
+  return rows.map((m) => {
+    const k = key(m.user_id, m.content_hash);
+    const id = ids.get(k);
+    return id !== undefined ? { id, inserted: true } : { id: existing.get(k) as string, inserted: false };
+  });
 }
 
 /** CONFIRM: more evidence; confidence only grows. */

@@ -27,6 +27,12 @@ export async function claimReceived(tx: Queryable, eventId: string, limit: numbe
   return rows.slice(0, limit);
 }
 
+/** The stored status of one event (undefined when it does not exist, e.g. forgotten). */
+export async function statusOf(tx: Queryable, eventId: string): Promise<string | undefined> {
+  const { rows } = await tx.query<{ status: string }>('SELECT status FROM events WHERE id = $1', [eventId]);
+  return rows[0]?.status;
+}
+
 /** Ids among `ids` whose content already appeared earlier in the same session (and was not skipped). */
 export async function findSessionDuplicates(tx: Queryable, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
+import { thresholdsFor } from '../../src/domain/reconcile.js';
+import { planMemories } from './plan.js';
+import type { PreparedMemory } from './prepare.js';
+
+const T = thresholdsFor('local-hashing-v1'); // same ≥ 0.9, related ≥ 0.55
+
+function unit(kind: PreparedMemory['kind'], content: string): PreparedMemory {
+  return { kind, content, hash: content, ftsDoc: content, importance: 5, confidence: 0.8, eventTime: null, timePrecision: null, subject: null, entities: [], eventIds: ['e'], occurredAt: '2026-01-01T00:00:00Z' };
+}
+/** A unit vector at `angle` radians from the x axis, in 2-D: cos(a - b) is the similarity. */
+const at = (angle: number) => [Math.cos(angle), Math.sin(angle)];
+function neighbour(id: string, kind: string, content: string, similarity: number, subject: string | null = 'alice'): MemoryNeighbour {
+  return { id, kind, content, content_hash: content, subject_entity_id: subject, version: 1, similarity };
+}
+
+describe('planMemories (reconcile decisions for one extraction pass)', () => {
+  it('lets a unit reconcile against an earlier unit of the same pass, as if that one had been written first', () => {
+    const plan = planMemories(
+      [unit('preference', 'Alice prefers tea'), unit('preference', 'Alice no longer drinks coffee but prefers green tea')],
+      [at(0), at(0.8)], // cos 0.70: related, not the same
+      ['alice', 'alice'],
+      [[], []],
+      T,
+    );
+    expect(plan.map((p) => p.decision.action)).toEqual(['ADD', 'CHALLENGE']);
+    expect(plan[1]?.target).toEqual({ pass: 0 });
+  });
+
+  it('updates an existing memory once: a later unit of the pass no longer sees the superseded one', () => {
+    const plan = planMemories(
+      [unit('preference', 'Alice prefers green tea'), unit('preference', 'Alice prefers jasmine tea')],
+      [at(0), at(0.1)],
+      ['alice', 'alice'],
+      [[neighbour('m1', 'preference', 'Alice prefers black tea', 0.7)], [neighbour('m1', 'preference', 'Alice prefers black tea', 0.65)]],
+      T,
+    );
+    expect(plan[0]).toMatchObject({ decision: { action: 'UPDATE' }, target: { id: 'm1', version: 1 }, version: 2 });
+    // The second unit is near-identical to the first (cos 0.995) and never meets m1 again.
+    expect(plan[1]).toMatchObject({ decision: { action: 'CONFIRM' }, target: { pass: 0 } });
+  });
+
+  it('confirms an existing near-identical memory of the same kind, and adds what is new', () => {
+    const plan = planMemories(
+      [unit('fact', 'The cluster runs in Frankfurt'), unit('plan', 'We will move to Berlin')],
+      [at(0), at(1.5)],
+      [null, null],
+      [[neighbour('m2', 'fact', 'The cluster runs in Frankfurt, Germany', 0.95, null)], []],
+      T,
+    );
+    expect(plan.map((p) => [p.decision.action, p.target])).toEqual([['CONFIRM', { id: 'm2', version: 1 }], ['ADD', undefined]]);
+  });
+});
