@@ -6,8 +6,9 @@ export default defineConfig({
     // Each file gets its own process: PGlite instances and BullMQ connections never leak between files.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Generous: tests never assert time, and a shared 2-core CI machine can be slow.
+    testTimeout: 180_000,
+    hookTimeout: 300_000,
     allowOnly: false,
   },
 });
