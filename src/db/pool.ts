@@ -36,6 +36,11 @@ export function createPool(url: string, opts: { max?: number; setRole: boolean; 
  */
 export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await connect(db);
+  // A connection dropping mid-transaction emits 'error' on the checked-out client; without a
+  // listener that is an uncaught exception. The query in flight rejects anyway.
+  let broken: Error | undefined;
+  const onError = (err: Error) => (broken = err);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     await client.query(`SELECT set_config('app.tenant_id', $1, true)`, [tenantId]);
@@ -46,7 +51,8 @@ export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Tx) => Pr
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken);
   }
 }
 
