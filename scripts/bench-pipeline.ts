@@ -2,7 +2,7 @@
  * Pipeline throughput and freshness in embedded mode (one process: PGlite on disk, the PostgreSQL
  * queue backend, every pipeline worker), for each local embedder.
  *
- * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--seconds 20] [--rate 50] [--only throughput]
+ * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--seconds 20] [--rate 50] [--only throughput|freshness] [--redis] [--in-memory]
  *
  * (a) throughput: N conversational events (LoCoMo turns, with speakers and sessions) posted in
  *     batches of 200; events/s from the first POST until pending_events == 0, i.e. until everything
@@ -12,6 +12,8 @@
  *     chunk has a vector, and until its extraction is done (minus EXTRACT_DEBOUNCE_MS). The chunks
  *     and events tables are polled every 50 ms, so figures carry up to 50 ms of polling error.
  *
+ * `--redis` runs the queues on Redis, `--in-memory` keeps PGlite in memory (comparisons: embedded
+ * mode has neither).
  * The LoCoMo file (CC BY-NC 4.0) is read from ../shared/data, never copied into the repository.
  * Figures go to stdout as a table; nothing here is a test.
  */
@@ -73,8 +75,9 @@ function interleave(list: object[]): object[] {
 async function start(model: string): Promise<{ m: TestMemloom; home: string }> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const m = await startTestMemloom({
+    redis: process.argv.includes('--redis'),
     home,
-    inMemory: false,
+    inMemory: process.argv.includes('--in-memory'),
     env: { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: model, EXTRACT_DEBOUNCE_MS: String(DEBOUNCE_MS), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent' },
     roles: { api: true, workers: QUEUE_NAMES },
   });
@@ -206,18 +209,26 @@ async function main(): Promise<void> {
   out(`corpus: ${turns.length} LoCoMo turns from ${file}; throughput on ${turns.length * copies} events; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`);
   const rows: string[] = [];
   for (const model of models) {
-    const t = await throughput(model, events(turns, copies, 't'));
-    out(`${model}: ${turns.length * copies} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`);
-    if (arg('only', '') === 'throughput') continue;
-    const f = await freshness(model, interleave(events(turns, 2, 'f')), rate, seconds);
-    out(`${model}: freshness over ${f.sent} events sent at ${f.sendRate.toFixed(1)}/s (${f.skipped} skipped by triage, ${f.missing} not done when polling stopped)`);
+    const only = arg('only', '');
+    const n = turns.length * copies;
+    let t: Awaited<ReturnType<typeof throughput>> | undefined;
+    if (only !== 'freshness') {
+      t = await throughput(model, events(turns, copies, 't'));
+      out(`${model}: ${n} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`);
+    }
+    let f: Awaited<ReturnType<typeof freshness>> | undefined;
+    if (only !== 'throughput') {
+      f = await freshness(model, interleave(events(turns, 2, 'f')), rate, seconds);
+      out(`${model}: freshness over ${f.sent} events sent at ${f.sendRate.toFixed(1)}/s (${f.skipped} skipped by triage, ${f.missing} not done when polling stopped)`);
+    }
+    const ms = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(0));
     rows.push(
-      `| ${model} | ${turns.length * copies} | ${t.seconds.toFixed(1)} | ${((turns.length * copies) / t.seconds).toFixed(0)} | ${f.chunkP50.toFixed(0)} / ${f.chunkP95.toFixed(0)} | ${f.extractP50.toFixed(0)} / ${f.extractP95.toFixed(0)} |`,
+      `| ${model} | ${t ? n : '-'} | ${t ? t.seconds.toFixed(1) : '-'} | ${t ? (n / t.seconds).toFixed(0) : '-'} | ${rate} | ${ms(f?.chunkP50)} / ${ms(f?.chunkP95)} | ${ms(f?.extractP50)} / ${ms(f?.extractP95)} |`,
     );
   }
   out('');
-  out('| embedder | events | ingest → recallable (s) | events/s | chunk freshness p50 / p95 (ms) | extraction freshness p50 / p95 (ms, minus debounce) |');
-  out('|---|---|---|---|---|---|');
+  out('| embedder | events | ingest → recallable (s) | events/s | sent/s | chunk freshness p50 / p95 (ms) | extraction freshness p50 / p95 (ms, minus debounce) |');
+  out('|---|---|---|---|---|---|---|');
   for (const r of rows) out(r);
 }
 

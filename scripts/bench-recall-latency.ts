@@ -4,7 +4,7 @@
  * concurrent clients, at each requested memory count. A benchmark prints figures; nothing asserts.
  *
  *   npx tsx scripts/bench-recall-latency.ts [--sizes 10000,100000] [--requests 300] [--clients 1,8]
- *     [--home DIR (on-disk PGlite; default in memory)] [--breakdown] [--explain] [--no-analyze] [--storage-main]
+ *     [--home DIR (on-disk PGlite; default in memory)] [--breakdown] [--explain] [--no-analyze] [--inline-rows]
  *     [--profile FILE.cpuprofile]
  *
  * memloom runs in this process with only the API role (no workers, scheduler or watcher), on the
@@ -39,8 +39,8 @@ const { values: args } = parseArgs({
     explain: { type: 'boolean', default: false },
     'no-analyze': { type: 'boolean', default: false },
     profile: { type: 'string' },
-    /** Keep vectors inline in the heap (ALTER … SET STORAGE MAIN) for rows loaded by this run. */
-    'storage-main': { type: 'boolean', default: false },
+    /** Keep rows whole in the heap (vector STORAGE MAIN, toast_tuple_target 8160) for rows loaded by this run. */
+    'inline-rows': { type: 'boolean', default: false },
     /** `user`: each request scoped to one of the 50 users (2% of memories); `tenant`: no user_id. */
     scope: { type: 'string', default: 'user' },
     /** Also measure recall with one transaction per retriever (the server-mode path). */
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
         // Owner work on the one PGlite session while nothing else runs: bulk insert without the HNSW
         // and GIN indexes, then build them once (much faster than maintaining them row by row).
         await pglite.exec(`RESET ROLE; DROP INDEX IF EXISTS ${HNSW}_${dims}, memories_fts_idx; SET maintenance_work_mem = '1GB'`);
-        if (args['storage-main']) await pglite.exec('ALTER TABLE memories ALTER COLUMN embedding SET STORAGE MAIN');
+        if (args['inline-rows']) await pglite.exec('ALTER TABLE memories ALTER COLUMN embedding SET STORAGE MAIN, SET (toast_tuple_target = 8160)');
         let t0 = performance.now();
         await loadMemories(pglite, deps.providers.embeddings, v, loaded, size, (done) => err(`  loaded ${done}/${size}`));
         const insertS = (performance.now() - t0) / 1000;
@@ -229,9 +229,11 @@ async function main(): Promise<void> {
         t0 = performance.now();
         if (!args['no-analyze']) await pglite.exec('ANALYZE');
         const analyzeS = (performance.now() - t0) / 1000;
-        const toasted = (await pglite.query<{ p: number }>('SELECT round(100 * avg((pg_column_toast_chunk_id(embedding) IS NOT NULL)::int)) AS p FROM memories')).rows[0]?.p;
+        const toasted = (await pglite.query<{ v: number; f: number }>(
+          'SELECT round(100 * avg((pg_column_toast_chunk_id(embedding) IS NOT NULL)::int)) AS v, round(100 * avg((pg_column_toast_chunk_id(fts) IS NOT NULL)::int)) AS f FROM memories',
+        )).rows[0];
         await pglite.exec('RESET maintenance_work_mem; SET ROLE memloom_app');
-        err(`${toasted}% of vectors are stored out of line (TOAST)`);
+        err(`stored out of line (TOAST): ${toasted?.v}% of vectors, ${toasted?.f}% of tsvectors`);
         err(`${size} memories: insert ${insertS.toFixed(1)} s (${Math.round((size - loaded) / insertS)} rows/s), GIN + HNSW build ${indexS.toFixed(1)} s, ANALYZE ${analyzeS.toFixed(1)} s`);
         loaded = size;
       }

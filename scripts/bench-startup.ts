@@ -13,7 +13,22 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-async function run(home: string, label: string): Promise<void> {
+/** POSTs `n` short conversational events and waits until none is pending. */
+async function work(url: string, n: number): Promise<void> {
+  const events = Array.from({ length: n }, (_, i) => ({
+    type: 'message', session_id: `s${i % 10}`, user_id: 'bench', role: i % 2 ? 'assistant' : 'user',
+    content: `Turn ${i}: I moved to Lisbon in ${2000 + (i % 20)} and I work on the ${['Atlas', 'Borealis', 'Cirrus'][i % 3]} project with Maria.`,
+  }));
+  const res = await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events }) });
+  if (res.status !== 202) throw new Error(`batch: ${res.status} ${await res.text()}`);
+  for (;;) {
+    const stats = (await (await fetch(`${url}/v1/stats`)).json()) as { pending_events?: number };
+    if (stats.pending_events === 0) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function run(home: string, label: string, afterWork = 0): Promise<void> {
   const port = await freePort();
   const started = performance.now();
   const p = spawnMemloom(['start'], { MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), PORT: String(port), LOG_LEVEL: 'warn' });
@@ -28,13 +43,18 @@ async function run(home: string, label: string): Promise<void> {
   const readyMs = performance.now() - started;
   await new Promise((r) => setTimeout(r, 10_000)); // idle: schedulers tick, nothing to process
   const rss = await rssMb(p.child.pid as number);
+  let worked = '';
+  if (afterWork > 0) {
+    await work(p.url, afterWork);
+    worked = `   RSS after processing ${afterWork} events ${(await rssMb(p.child.pid as number)).toFixed(0)} MB`;
+  }
   p.child.kill('SIGTERM');
   const { code } = await p.exited;
-  console.log(`${label.padEnd(28)} ready in ${(readyMs / 1000).toFixed(2)} s   idle RSS ${rss.toFixed(0)} MB   exit ${code}`);
+  console.log(`${label.padEnd(28)} ready in ${(readyMs / 1000).toFixed(2)} s   idle RSS ${rss.toFixed(0)} MB${worked}   exit ${code}`);
 }
 
 const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-startup-'));
 console.log(`${new Date().toISOString()}  ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}  node ${process.version}`);
 await run(home, 'cold (new MEMLOOM_HOME)');
-await run(home, 'warm (existing MEMLOOM_HOME)');
+await run(home, 'warm (existing MEMLOOM_HOME)', 500);
 await rm(home, { recursive: true, force: true });

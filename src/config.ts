@@ -55,6 +55,11 @@ export const ConfigSchema = z.object({
   MEMLOOM_API_KEYS: apiKeys,
   /** Loopback port of the embedded database; 0 picks a free one. Never 5432 by default. */
   MEMLOOM_DB_PORT: int(0, 0, 65535),
+  /**
+   * shared_buffers of the embedded database. PGlite's WASM heap holds them whole, so they count
+   * fully in RSS; its files go through the OS page cache, which serves re-reads beyond them.
+   */
+  MEMLOOM_DB_SHARED_BUFFERS: z.string().trim().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 32MB or 1GB').default('32MB'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 
   EMBEDDINGS_PROVIDER: z.enum(['local', 'openai'], { error: 'one of local, openai' }).default('local'),

@@ -52,7 +52,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
   let embedded: EmbeddedDatabase | undefined;
   let dbUrl: string;
   if (isEmbedded(config)) {
-    embedded = await startEmbeddedDatabase({ home: config.MEMLOOM_HOME, port: config.MEMLOOM_DB_PORT, log: log.child({ component: 'db' }), inMemory: opts.inMemory ?? false });
+    embedded = await startEmbeddedDatabase({ home: config.MEMLOOM_HOME, port: config.MEMLOOM_DB_PORT, sharedBuffers: config.MEMLOOM_DB_SHARED_BUFFERS, log: log.child({ component: 'db' }), inMemory: opts.inMemory ?? false });
     dbUrl = embedded.url;
   } else {
     dbUrl = config.DATABASE_URL as string;

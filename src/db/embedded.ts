@@ -1,5 +1,8 @@
-import { mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -22,13 +25,21 @@ export interface EmbeddedDatabase {
  * settings (search_path, role) made here apply to all of them, and a transaction open on one
  * connection holds every other until it ends — so never wait on another connection inside one.
  */
-export async function startEmbeddedDatabase(opts: { home: string; port: number; log: Logger; inMemory?: boolean }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(opts: {
+  home: string;
+  port: number;
+  log: Logger;
+  inMemory?: boolean;
+  /** shared_buffers, e.g. `32MB` (PGlite keeps them in its WASM heap). Default: PostgreSQL's 128MB. */
+  sharedBuffers?: string;
+}): Promise<EmbeddedDatabase> {
   let dataDir = 'memory://';
   if (!opts.inMemory) {
     dataDir = path.resolve(opts.home, 'pgdata');
-    await mkdir(dataDir, { recursive: true });
+    await initDataDir(dataDir, opts.log);
   }
-  const db = await PGlite.create({ dataDir, extensions: { vector } });
+  const postgresqlconf = opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : undefined;
+  const db = await PGlite.create({ dataDir, extensions: { vector }, postgresqlconf });
   // BullMQ's PostgreSQL backend pins search_path with a startup option, which PGlite ignores;
   // its objects live in schema "bullmq" with singular names that do not clash with ours (plural).
   await db.exec('SET search_path TO public, bullmq');
@@ -51,4 +62,27 @@ export async function startEmbeddedDatabase(opts: { home: string; port: number; 
       await db.close();
     },
   };
+}
+
+const INITDB_SCRIPT = fileURLToPath(new URL('./initdb.mjs', import.meta.url));
+
+/**
+ * Runs initdb for a fresh data directory in a child process: the initdb WASM instance stays
+ * resident (~200 MB) in the process that ran it, and memloom runs for days.
+ */
+async function initDataDir(dataDir: string, log: Logger): Promise<void> {
+  try {
+    await access(path.join(dataDir, 'PG_VERSION'));
+    return;
+  } catch {
+    /* not initialized yet */
+  }
+  await mkdir(dataDir, { recursive: true });
+  log.info({ dataDir }, 'initializing the embedded database');
+  try {
+    await promisify(execFile)(process.execPath, [INITDB_SCRIPT, dataDir], { timeout: 300_000 });
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr?.trim();
+    throw new Error(`initializing the embedded database in ${dataDir} failed${stderr ? `: ${stderr}` : ''}`, { cause: err });
+  }
 }

@@ -2,7 +2,19 @@
  * Token counting with the o200k_base encoding (GPT-4o / GPT-5 family), used to size chunks and
  * prompts. Counts are for budgeting, not billing: see `countTokens` for where they may differ.
  */
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
+
+type Counter = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+let counter: Counter | undefined;
+
+/**
+ * The o200k tables take ~50 MB once loaded, so they are loaded on the first count: a process
+ * running only the API or the watcher never needs them.
+ */
+function countO200k(text: string, options: { disallowedSpecial: Set<string> }): number {
+  counter ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: Counter }).countTokens;
+  return counter(text, options);
+}
 
 /**
  * Text is user content, not a prompt: `<|endoftext|>` and friends are counted as plain text
