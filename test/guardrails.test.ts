@@ -11,9 +11,6 @@ import { Gate, reserveTenantTask } from '../src/providers/gate.js';
 import { RedisGateStore } from '../src/providers/gate-redis.js';
 import { runInGateScope } from '../src/providers/gate-scope.js';
 import { startRoles, type Running } from '../apps/cli/commands/serve.js';
-import { enqueueNext } from '../src/queue/runner.js';
-import { CATALOG } from '../workers/catalog.js';
-import { extractJob } from '../workers/extract/schema.js';
 import { REDIS_URL, getJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { callsTo, postEvents, promptLines, sql, startSharedPglite, waitDrained, waitForOutput } from './support/pipeline.js';
 import { spawnMemloom, type MemloomProcess } from './support/process.js';
@@ -31,59 +28,6 @@ const EMPTY = '{"memories":[],"entities":[],"triplets":[]}';
 
 function isExtraction(c: RecordedCall): boolean {
   return c.path === '/v1/chat/completions' && String(c.body?.messages?.[0]?.content ?? '').startsWith('You extract long-term memory');
-}
-
-describe('debounce', () => {
-  let stub: ProviderStub;
-  let m: TestMemloom | undefined;
-  beforeAll(async () => {
-    stub = await startProviderStub();
-  });
-  afterAll(async () => {
-    await m?.close();
-    await stub?.close();
-  });
-
-  it('100 events in one session with a 1 s debounce give exactly one extraction call, covering all 100', async () => {
-    m = await startTestMemloom({
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat', EXTRACT_DEBOUNCE_MS: '1000' },
-      roles: { api: true, workers: PIPELINE },
-    });
-    const url = m.url;
-    const events = Array.from({ length: 100 }, (_, i) => ({
-      id: `deb-${i}`, session_id: 'deb-session', user_id: 'u-deb', role: 'user',
-      content: `Note ${i}: the deployment of service ${i} moved to the Frankfurt region last week.`,
-    }));
-    // A burst: ten requests at once.
-    await Promise.all(Array.from({ length: 10 }, (_, i) => postEvents(url, events.slice(i * 10, i * 10 + 10), 10)));
-    await waitDrained(url, 100);
-    await sleep(1500); // a second, late extraction would show up here
-    const extractions = stub.calls.filter(isExtraction);
-    expect(extractions).toHaveLength(1);
-    expect(promptLines((extractions[0] as RecordedCall).body).map((l) => l.content).sort()).toEqual(events.map((e) => e.content).sort());
-  }, 180_000);
-
-  it('merges repeated enqueues of one session into one job that runs a quiet period after the last, and counts the merged ones', async () => {
-    const deps = (m as TestMemloom).deps;
-    const before = await debouncedCount((m as TestMemloom).url);
-    const key = `s:deb-quiet-${randomUUID().slice(0, 8)}`;
-    let lastAdd = 0;
-    for (let i = 0; i < 5; i++) {
-      await enqueueNext(deps, CATALOG, [extractJob(deps.config, 'default', key, new Date())]);
-      lastAdd = Date.now();
-      await sleep(300);
-    }
-    const queue = deps.queues.get('extract');
-    const job = await waitFor(async () => (await queue.getJobs(['completed'], 0, 1000)).find((j) => j.data.extractKey === key), { what: 'the debounced job to run' });
-    expect((await queue.getJobs(['completed', 'delayed', 'waiting', 'active'], 0, 1000)).filter((j) => j.data.extractKey === key)).toHaveLength(1);
-    expect((job.processedOn ?? 0) - lastAdd).toBeGreaterThanOrEqual(1000 - 50);
-    expect((await debouncedCount((m as TestMemloom).url)) - before).toBe(4);
-  }, 60_000);
-});
-
-async function debouncedCount(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^memloom_debounced_jobs_total\{queue="extract"\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
 describe.each([{ redis: true }, { redis: false }])('token budgets across two worker processes (redis: $redis)', ({ redis }) => {

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { withTenant } from '../../src/db/pool.js';
 import { usersOfExtractKey } from '../../src/db/sql/briefing.js';
 import { knownEntities } from '../../src/db/sql/entities.js';
-import { claimForExtraction, hasPendingExtraction, markExtracted, releaseExtraction, type EventToExtract } from '../../src/db/sql/extract-events.js';
+import { claimForExtraction, hasPendingExtraction, markExtracted, quietState, releaseExtraction, type EventToExtract } from '../../src/db/sql/extract-events.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import type { Deps } from '../../src/deps.js';
 import { embedDocuments } from '../../src/embeddings.js';
@@ -11,7 +11,7 @@ import type { Logger } from '../../src/logger.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { briefingJob } from '../briefing/schema.js';
 import { prepare, toMessages } from './prepare.js';
-import { EXTRACT_BATCH, ExtractInput, extractKey, extractLeaseMs } from './schema.js';
+import { EXTRACT_BATCH, ExtractInput, debounceWait, extractKey, extractLeaseMs } from './schema.js';
 import { writeExtraction, type WriteCounts } from './write.js';
 
 /**
@@ -26,11 +26,14 @@ export const extract = defineStage({
   input: ExtractInput,
   key: extractKey,
   concurrency: 2,
-  async handle({ tenantId, extractKey: key }, { deps, job, log }) {
-    const { events, known } = await withTenant(deps.db, tenantId, async (tx) => ({
-      events: await claimForExtraction(tx, key, EXTRACT_BATCH, extractLeaseMs(deps.config)),
-      known: await knownEntities(tx, 100),
-    }));
+  async handle({ tenantId, extractKey: key }, { deps, job, log }): Promise<{ events: number; waitMs?: number } & Partial<WriteCounts>> {
+    const claimed = await withTenant(deps.db, tenantId, async (tx) => {
+      const waitMs = debounceWait(deps.config, await quietState(tx, key));
+      if (waitMs > 0) return { waitMs };
+      return { events: await claimForExtraction(tx, key, EXTRACT_BATCH, extractLeaseMs(deps.config)), known: await knownEntities(tx, 100) };
+    });
+    if (claimed.waitMs !== undefined) return { events: 0, waitMs: claimed.waitMs };
+    const { events, known } = claimed;
     if (events.length === 0) return { events: 0 };
     try {
       return await extractClaimed(deps, tenantId, events, known, job, log);
@@ -43,7 +46,10 @@ export const extract = defineStage({
   },
   // Events that arrived while this job ran (its debounce key was taken) get a follow-up pass;
   // events under another pass's claim get one when that claim would expire (its job may be dead).
-  async next({ tenantId, extractKey: key }, _result, { deps }) {
+  async next({ tenantId, extractKey: key }, result, { deps }) {
+    // The key is not quiet yet: look again when it may be (a plain job; the queue's debounce
+    // identity is still held by the pass that is running now).
+    if (result.waitMs !== undefined) return [{ stage: 'extract', input: { tenantId, extractKey: key }, opts: { delay: result.waitMs } }];
     const { pending, claimed, claimLeftMs } = await withTenant(deps.db, tenantId, (tx) => hasPendingExtraction(tx, key, extractLeaseMs(deps.config)));
     // Once the key is fully extracted, its users' working memory is refreshed (debounced per user).
     if (pending === 0 && claimed === 0) return (await withTenant(deps.db, tenantId, (tx) => usersOfExtractKey(tx, key))).map((u) => briefingJob(deps.config, tenantId, u));

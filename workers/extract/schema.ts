@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../src/config.js';
 import { shortHash } from '../../src/domain/ids.js';
+import type { QuietState } from '../../src/db/sql/extract-events.js';
 import type { NextJob } from '../../src/queue/stage.js';
 
 /** All not-yet-extracted events of one extraction key (a session, a user's loose events, a document). */
@@ -42,4 +43,20 @@ export function extractJob(config: Config, tenantId: string, key: string, oldest
     input,
     opts: { delay, deduplication: { id: extractDedupId(input), ttl: Math.max(delay, 1), extend: true, replace: true } },
   };
+}
+
+/**
+ * How long a pass should still wait, in milliseconds (0: extract now). The queue's debounce
+ * restarts at each embedded event, but a session whose events are still in triage, chunk or embed
+ * (the pipeline lags behind it) or arrived within the quiet period is not quiet yet: extracting
+ * then would split it into several passes and model calls. EXTRACT_MAX_WAIT_MS, counted from the
+ * oldest waiting event, bounds the wait; EXTRACT_DEBOUNCE_MS=0 turns waiting off.
+ */
+export function debounceWait(config: Pick<Config, 'EXTRACT_DEBOUNCE_MS' | 'EXTRACT_MAX_WAIT_MS'>, state: QuietState, now = Date.now()): number {
+  if (config.EXTRACT_DEBOUNCE_MS === 0 || state.waiting === 0 || state.oldest === null) return 0;
+  const maxWaitLeft = config.EXTRACT_MAX_WAIT_MS - (now - state.oldest.getTime());
+  if (maxWaitLeft <= 0) return 0;
+  // Upstream events enqueue their own debounced pass when embedded; this wait is the safety net.
+  const wait = state.upstream > 0 ? config.EXTRACT_DEBOUNCE_MS : config.EXTRACT_DEBOUNCE_MS - (state.sinceLastMs ?? Infinity);
+  return wait > 0 ? Math.min(wait, maxWaitLeft) : 0;
 }

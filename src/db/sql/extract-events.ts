@@ -68,3 +68,33 @@ export async function hasPendingExtraction(tx: Queryable, extractKey: string, le
   );
   return rows[0] as PendingState;
 }
+
+export interface QuietState {
+  /** Events of the key waiting for a pass, and when the oldest of them arrived. */
+  waiting: number;
+  oldest: Date | null;
+  /** Events of the key (or of its session, not yet triaged) still in triage, chunk or embed. */
+  upstream: number;
+  /** Milliseconds since the newest of all these events arrived. */
+  sinceLastMs: number | null;
+}
+
+/**
+ * What the debounce needs to know about one extraction key: a pass should wait while events of
+ * the key are still upstream (the pipeline lags behind a session) or arrived within the quiet
+ * period. Received events carry no key yet, so for a `session:` key they are found by session.
+ */
+export async function quietState(tx: Queryable, extractKey: string): Promise<QuietState> {
+  const session = extractKey.startsWith('session:') ? extractKey.slice('session:'.length) : null;
+  const { rows } = await tx.query<QuietState>(
+    `SELECT count(*) FILTER (WHERE status = 'embedded')::int AS waiting,
+            min(received_at) FILTER (WHERE status = 'embedded') AS oldest,
+            count(*) FILTER (WHERE status IN ('received', 'triaged', 'chunked'))::int AS upstream,
+            floor(extract(epoch FROM now() - max(received_at)) * 1000)::int AS "sinceLastMs"
+     FROM events
+     WHERE (extract_key = $1 AND extract_pending AND status IN ('triaged', 'chunked', 'embedded'))
+        OR ($2::text IS NOT NULL AND session_id = $2 AND status = 'received')`,
+    [extractKey, session],
+  );
+  return rows[0] as QuietState;
+}
