@@ -4,7 +4,7 @@
  * concurrent clients, at each requested memory count. A benchmark prints figures; nothing asserts.
  *
  *   npx tsx scripts/bench-recall-latency.ts [--sizes 10000,100000] [--requests 300] [--clients 1,8]
- *     [--home DIR (on-disk PGlite; default in memory)] [--breakdown] [--explain] [--no-analyze] [--inline-rows]
+ *     [--home DIR (on-disk PGlite; default in memory)] [--breakdown] [--explain] [--no-analyze]
  *     [--profile FILE.cpuprofile]
  *
  * memloom runs in this process with only the API role (no workers, scheduler or watcher), on the
@@ -39,8 +39,6 @@ const { values: args } = parseArgs({
     explain: { type: 'boolean', default: false },
     'no-analyze': { type: 'boolean', default: false },
     profile: { type: 'string' },
-    /** Keep rows whole in the heap (vector STORAGE MAIN, toast_tuple_target 8160) for rows loaded by this run. */
-    'inline-rows': { type: 'boolean', default: false },
     /** `user`: each request scoped to one of the 50 users (2% of memories); `tenant`: no user_id. */
     scope: { type: 'string', default: 'user' },
     /** Also measure recall with one transaction per retriever (the server-mode path). */
@@ -217,7 +215,6 @@ async function main(): Promise<void> {
         // Owner work on the one PGlite session while nothing else runs: bulk insert without the HNSW
         // and GIN indexes, then build them once (much faster than maintaining them row by row).
         await pglite.exec(`RESET ROLE; DROP INDEX IF EXISTS ${HNSW}_${dims}, memories_fts_idx; SET maintenance_work_mem = '1GB'`);
-        if (args['inline-rows']) await pglite.exec('ALTER TABLE memories ALTER COLUMN embedding SET STORAGE MAIN, SET (toast_tuple_target = 8160)');
         let t0 = performance.now();
         await loadMemories(pglite, deps.providers.embeddings, v, loaded, size, (done) => err(`  loaded ${done}/${size}`));
         const insertS = (performance.now() - t0) / 1000;

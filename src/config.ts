@@ -60,6 +60,8 @@ export const ConfigSchema = z.object({
    * fully in RSS; its files go through the OS page cache, which serves re-reads beyond them.
    */
   MEMLOOM_DB_SHARED_BUFFERS: z.string().trim().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 32MB or 1GB').default('32MB'),
+  /** Serve GET /metrics on this port in processes without the API role (workers, scheduler). Unset: off. */
+  METRICS_PORT: z.coerce.number({ error: 'an integer between 0 and 65535' }).int('an integer between 0 and 65535').min(0, 'an integer between 0 and 65535').max(65535, 'an integer between 0 and 65535').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 
   EMBEDDINGS_PROVIDER: z.enum(['local', 'openai'], { error: 'one of local, openai' }).default('local'),
@@ -104,6 +106,8 @@ export const ConfigSchema = z.object({
   WORKER_CONCURRENCY: int(8, 1, 256),
   /** Interval of the reconciler that re-enqueues stored events that never reached the queue. */
   RECONCILE_INTERVAL_MS: int(30_000, 100),
+  /** How often the scheduler role registers its job schedulers again (a Redis restarted without persistence forgets them). */
+  SCHEDULER_REFRESH_MS: int(60_000, 100),
 
   /** Memory lifecycle (DESIGN §3 stages 5–7): schedules, dream triggers, decay and the working memory. */
   DREAM_CHECK_INTERVAL_MS: int(600_000, 100),

@@ -5,7 +5,7 @@
  * backend, gate store), so any process's /metrics shows the deployment-wide figures for those.
  * Names and labels are documented in docs/guardrails.md.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from './logger.js';
 
 /** One figure of the gate's shared state (see Gate.state). */
@@ -47,6 +47,8 @@ const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
+  // Node's own figures (process_resident_memory_bytes, event loop lag, GC), read on each scrape.
+  collectDefaultMetrics({ register: registry });
   let sources: MetricSources | undefined;
   const registers = [registry];
 

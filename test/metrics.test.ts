@@ -5,6 +5,10 @@ import { extractJob } from '../workers/extract/schema.js';
 import { startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { callsTo, postEvents, sql, stubProviderEnv, waitDrained } from './support/pipeline.js';
 import { startProviderStub, type ProviderStub, type RecordedCall } from './support/provider-stub.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, spawnMemloom } from './support/process.js';
 
 interface Sample {
   labels: Record<string, string>;
@@ -147,6 +151,33 @@ describe('GET /metrics', () => {
     const last = parseMetrics(await (await fetch(`${m.url}/metrics`)).text());
     expect(value(last, 'memloom_debounced_jobs_total', { queue: 'extract' }) - debouncedBefore).toBe(2);
   }, 120_000);
+});
+
+describe('a worker process without the API role', () => {
+  it('serves /metrics on METRICS_PORT with its queue figures', async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-metrics-'));
+    const port = await freePort();
+    const worker = spawnMemloom(['worker', '--queues', 'triage,chunk'], { MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), PORT: '0', METRICS_PORT: String(port) });
+    try {
+      const text = await waitFor(async () => {
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+          return res.status === 200 ? res.text() : undefined;
+        } catch {
+          return undefined; // not listening yet
+        }
+      }, { timeoutMs: 120_000, what: `the worker's /metrics (output: ${worker.output().slice(-500)})` });
+      const metrics = parseMetrics(text);
+      expect(value(metrics, 'memloom_queue_jobs', { queue: 'triage', state: 'waiting' })).toBe(0);
+      expect(metrics.has('process_resident_memory_bytes')).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/v1/stats`)).status).toBe(404);
+    } finally {
+      worker.child.kill('SIGTERM');
+      expect((await worker.exited).code).toBe(0);
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 /** Like value(), but 0 when the metric has no sample yet (prom-client prints none for an untouched labelled counter). */

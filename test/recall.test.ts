@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
 import { insertMemory, supersedeMemory } from '../src/db/sql/memories-write.js';
+import { EXACT_SCAN_MAX, vectorSearch } from '../src/db/sql/recall.js';
 import { startRun } from '../src/db/sql/runs.js';
 import { contentHash, ftsDocument } from '../src/domain/text.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
@@ -107,6 +108,25 @@ describe('recall', () => {
     expect(history.results.map((x) => x.id).sort()).toEqual([ids.old, ids.neu].sort());
     const then = await recall({ query: 'deploy region', user_id: 'carol', as_of: at(5) });
     expect(then.results.map((x) => x.id)).toEqual([ids.old]);
+  });
+
+  it('scores a small user scope exactly: the true nearest neighbours with their cosine scores', async () => {
+    const dims = m.deps.providers.embeddings.dimensions;
+    const [q] = (await m.deps.providers.embeddings.embed(['which database and cache did we choose'], 'query')).vectors as [number[]];
+    const { hits, rows } = await withTenant(m.deps.db, 'default', async (tx) => ({
+      hits: await vectorSearch(tx, 'memories', { userId: 'alice' }, q, dims, 3),
+      rows: (await tx.query<{ id: string; v: string }>(`SELECT id, embedding::text AS v FROM memories WHERE user_id = 'alice' AND status = 'active' AND embedding_dims = $1`, [dims])).rows,
+    }));
+    expect(rows.length).toBeGreaterThan(3);
+    expect(rows.length).toBeLessThanOrEqual(EXACT_SCAN_MAX);
+    const cosine = (a: number[], b: number[]) => {
+      let dot = 0, na = 0, nb = 0;
+      for (let i = 0; i < a.length; i++) { dot += a[i]! * b[i]!; na += a[i]! ** 2; nb += b[i]! ** 2; }
+      return dot / Math.sqrt(na * nb);
+    };
+    const expected = rows.map((r) => ({ id: r.id, score: cosine(q, JSON.parse(r.v) as number[]) })).sort((a, b) => b.score - a.score).slice(0, 3);
+    expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id));
+    hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));
   });
 
   it('rejects a bad request with details', async () => {

@@ -137,7 +137,7 @@ export class Gate {
   }
 
   /**
-   * One background consolidation task (dream, briefing) of a tenant: at most TENANT_TASKS_PER_HOUR
+   * One background consolidation task (dream) of a tenant: at most TENANT_TASKS_PER_HOUR
    * per budget window. Over the cap throws BUDGET_WAIT so the job waits for the next window.
    */
   async reserveTenantTask(tenantId: string): Promise<void> {
@@ -305,7 +305,10 @@ function taskExceeded(call: GateCall, estimate: number, limitName: string, limit
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** For the dream and briefing stages: call once per task before doing it (see Gate.reserveTenantTask). */
+/**
+ * For the dream stage: call once per task before doing it (see Gate.reserveTenantTask). Briefings
+ * are not counted: they call no model, and each user's is debounced to one per extraction burst.
+ */
 export function reserveTenantTask(deps: { gate: Gate }, tenantId: string): Promise<void> {
   return deps.gate.reserveTenantTask(tenantId);
 }

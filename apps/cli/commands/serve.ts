@@ -11,6 +11,7 @@ import { buildServer } from '../../api/server.js';
 import { isLoopback } from '../../api/auth.js';
 import { startWatcher, type RunningWatcher } from '../../watcher/watcher.js';
 import { MemloomError } from '../../../src/errors.js';
+import { startMetricsServer, type MetricsServer } from '../../../src/metrics-server.js';
 
 export interface Roles {
   api: boolean;
@@ -36,6 +37,7 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
   let workers: RunningWorkers | undefined;
   let scheduler: RunningScheduler | undefined;
   let watcher: RunningWatcher | undefined;
+  let metricsServer: MetricsServer | undefined;
   try {
     if (roles.scheduler) scheduler = await startScheduler(deps);
     if (roles.workers.length > 0) workers = startWorkers(deps, CATALOG, roles.workers);
@@ -45,9 +47,13 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
       app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] } });
       await app.listen({ host: config.HOST, port: config.PORT });
       log.info({ url: `http://${config.HOST}:${(app.server.address() as { port: number }).port}`, admin: '/admin/queues' }, 'memloom api listening');
+    } else if (config.METRICS_PORT !== undefined) {
+      metricsServer = await startMetricsServer(deps.metrics, config.HOST, config.METRICS_PORT);
+      log.info({ url: `http://${config.HOST}:${metricsServer.port}/metrics` }, 'metrics listening');
     }
   } catch (err) {
     await app?.close().catch(() => undefined);
+    await metricsServer?.close().catch(() => undefined);
     await watcher?.close().catch(() => undefined);
     await workers?.close().catch(() => undefined);
     await scheduler?.close().catch(() => undefined);
@@ -59,6 +65,7 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
     app,
     async stop() {
       await app?.close();
+      await metricsServer?.close();
       await watcher?.close();
       await scheduler?.close();
       await workers?.close();
