@@ -24,14 +24,14 @@ const CONSTRUCTION = /\bnew\s+(OpenAI|OpenAIEmbeddings|OpenAILlm)\s*\(|\bcreate(
 const CONSTRUCTION_FILES = new Set(['src/providers/index.ts', 'src/providers/llm/openai.ts', 'src/providers/embeddings/openai.ts', 'src/deps.ts']);
 
 /** Provider method calls. */
-const PROVIDER_CALL = /\.(embed|extract|triage)\s*\(/;
+const PROVIDER_CALL = /\.(embed|extract|triage|reconcile)\s*\(/;
 /**
  * Reviewed call sites: each calls a provider it got from `deps.providers`, which createDeps built
  * behind the gate. A new call site must be reviewed and added here (or call one of these).
  */
 const GATED_CALL_SITES = new Set([
   'src/embeddings.ts', // embedDocuments(deps.db, tenant, deps.providers.embeddings, …)
-  'src/llm.ts', // extractWithCache(deps, …) → deps.providers.llm.extract
+  'src/llm.ts', // extractWithCache / reconcileWithCache(deps, …) → deps.providers.llm.extract / .reconcile
   'src/recall/context.ts', // deps.providers.embeddings.embed for the query, in a gate scope
 ]);
 const PROVIDER_DIR = 'src/providers/';

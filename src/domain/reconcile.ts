@@ -36,6 +36,18 @@ export interface ReconcileThresholds {
   related: number;
 }
 
+/** The rules' thresholds plus the one that decides whether a model is asked at all. */
+export interface EmbedderThresholds extends ReconcileThresholds {
+  /**
+   * At or above: near enough that a model may see what the rules cannot (a changed preference in
+   * other words). Below it for every candidate, a unit is plainly new and no model is asked.
+   */
+  consider: number;
+}
+
+/** The reason of a CONFIRM on identical normalised text: certain, no model needs to look. */
+export const SAME_TEXT = 'same text';
+
 /**
  * Offline reconcile rules. The thresholds depend on the embedder (lexical hashing vectors score
  * paraphrases lower than a semantic model), so they come from the embedder's profile.
@@ -50,7 +62,7 @@ export function decide(unit: NewUnit, candidates: Candidate[], t: ReconcileThres
   if (norm.length === 0) return { action: 'NOOP', reason: 'empty' };
   const sorted = [...candidates].sort((a, b) => b.similarity - a.similarity);
   for (const c of sorted) {
-    if (normalizeText(c.content) === norm) return { action: 'CONFIRM', targetId: c.id, reason: 'same text' };
+    if (normalizeText(c.content) === norm) return { action: 'CONFIRM', targetId: c.id, reason: SAME_TEXT };
   }
   const best = sorted.find((c) => c.kind === unit.kind);
   if (!best) return { action: 'ADD', reason: 'no candidate of this kind' };
@@ -63,9 +75,13 @@ export function decide(unit: NewUnit, candidates: Candidate[], t: ReconcileThres
   return { action: 'ADD', reason: 'new information' };
 }
 
-/** Thresholds per embedder family: semantic vectors are denser than lexical hashing ones. */
-export function thresholdsFor(model: string): ReconcileThresholds {
-  if (model.startsWith('local-hashing')) return { same: 0.9, related: 0.55 };
-  if (model === 'local-use-lite') return { same: 0.93, related: 0.7 };
-  return { same: 0.95, related: 0.8 };
+/**
+ * Thresholds per embedder family: semantic vectors are denser than lexical hashing ones. `consider`
+ * sits 0.2 under `related`: the band in between is where rules say ADD yet a paraphrased update
+ * or contradiction may hide, and what a batched model decision is for (workers/extract/reconcile.ts).
+ */
+export function thresholdsFor(model: string): EmbedderThresholds {
+  if (model.startsWith('local-hashing')) return { same: 0.9, related: 0.55, consider: 0.35 };
+  if (model === 'local-use-lite') return { same: 0.93, related: 0.7, consider: 0.5 };
+  return { same: 0.95, related: 0.8, consider: 0.6 };
 }

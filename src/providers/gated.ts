@@ -7,12 +7,15 @@
 import { countTokens } from '../domain/tokens.js';
 import type { Gate } from './gate.js';
 import type { Providers } from './index.js';
-import { buildExtractionMessages } from './llm/prompts.js';
-import type { ExtractInput, ExtractionResult, LlmProvider, TokenUsage } from './llm/types.js';
+import { buildExtractionMessages, buildReconcileMessages, reconcileMaxTokens, type PromptMessage } from './llm/prompts.js';
+import type { ExtractInput, ExtractionResult, LlmProvider, ReconcileAnswer, ReconcileInput, TokenUsage } from './llm/types.js';
 import type { EmbeddingProvider, EmbeddingResult, EmbedRole } from './types.js';
 
 /** Per-message overhead of the chat format (role markers), as OpenAI counts it. */
 const TOKENS_PER_MESSAGE = 4;
+
+const promptTokens = (messages: PromptMessage[]) => messages.reduce((sum, m) => sum + countTokens(m.content) + TOKENS_PER_MESSAGE, 0);
+const usageOf = (r: { usage?: TokenUsage }) => (r.usage ? { tokensIn: r.usage.input, tokensOut: r.usage.output } : undefined);
 
 export interface GateProviderOptions {
   /** Texts per embeddings request: each request passes the gate on its own. */
@@ -98,12 +101,28 @@ export class GatedLlm implements LlmProvider {
    * invalid answer; its tokens arrive in the usage and are corrected after the call.
    */
   extract(input: ExtractInput): Promise<{ result: ExtractionResult; usage?: TokenUsage }> {
-    const tokensIn = buildExtractionMessages(input).reduce((sum, m) => sum + countTokens(m.content) + TOKENS_PER_MESSAGE, 0);
+    const tokensIn = promptTokens(buildExtractionMessages(input));
     return this.#gate.run(
       { kind: 'llm', provider: this.#provider, model: this.#inner.model, task: 'extract', tokensIn, maxTokensOut: this.#maxOutputTokens },
       () => this.#inner.extract(input),
-      (r) => (r.usage ? { tokensIn: r.usage.input, tokensOut: r.usage.output } : undefined),
+      usageOf,
     );
+  }
+
+  /**
+   * One batched reconcile decision is one gated call of task `reconcile` (its own rows in
+   * token_usage; TOKEN_BUDGET_PER_TASK caps each call like an extraction). Present only when the
+   * wrapped provider can decide; otherwise the offline rules do.
+   */
+  get reconcile(): ((input: ReconcileInput) => Promise<{ result: ReconcileAnswer; usage?: TokenUsage }>) | undefined {
+    const ask = this.#inner.reconcile?.bind(this.#inner);
+    if (!ask) return undefined;
+    return (input) =>
+      this.#gate.run(
+        { kind: 'llm', provider: this.#provider, model: this.#inner.model, task: 'reconcile', tokensIn: promptTokens(buildReconcileMessages(input)), maxTokensOut: reconcileMaxTokens(input.units.length) },
+        () => ask(input),
+        usageOf,
+      );
   }
 
   ready(): Promise<void> {

@@ -24,7 +24,8 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
   let workers: RunningWorkers | undefined;
   beforeAll(async () => {
     stub = await startProviderStub({ dimensions: 384 });
-    m = await startTestMemloom({ redis, env: stubProviderEnv(stub), roles: { api: false, workers: [] } });
+    // No quiet period: these tests run passes right after embedding (test/debounce.test.ts covers the wait).
+    m = await startTestMemloom({ redis, env: { ...stubProviderEnv(stub), EXTRACT_DEBOUNCE_MS: '0', TTL_DEFAULTS: 'plan:P90D' }, roles: { api: false, workers: [] } });
   });
   afterAll(async () => {
     await workers?.close();
@@ -143,7 +144,8 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
       runStage(m.deps, extract, { tenantId: TENANT, extractKey: 'session:ext-9' }),
     ]);
     expect([a.result.events, b.result.events].sort()).toEqual([0, 2]);
-    expect(callsTo(stub, CHAT, since)).toHaveLength(1);
+    // One extraction request (Bob's preference is near an earlier one, so a reconcile question may follow it).
+    expect(callsTo(stub, CHAT, since).filter((c) => String(c.body?.messages?.[0]?.content).startsWith('You extract long-term memory'))).toHaveLength(1);
     expect(await sql(m.deps.db, 'SELECT 1 FROM memories WHERE session_id = $1', ['ext-9'])).toHaveLength(2);
     const events = await sql<{ status: string }>(m.deps.db, 'SELECT status FROM events WHERE id = ANY($1::uuid[])', [ids]);
     expect(events.map((e) => e.status)).toEqual(['done', 'done']);
@@ -232,6 +234,15 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
   const paidCalls = (since: number) => stub.calls.slice(since).filter((c) => c.path === CHAT || c.path === EMB);
   const provenanceCount = async (ids: string[]) =>
     (await sql<{ n: number }>(m.deps.db, 'SELECT count(*)::int AS n FROM provenance WHERE event_id = ANY($1::uuid[])', [ids]))[0]?.n ?? 0;
+
+  // Last: its memories and entities would change the exact counts the tests above assert.
+  it('sets expires_at at insert from the kind\'s TTL default (plans here), and leaves kinds without one unexpiring', async () => {
+    await embedded('ext-ttl', [['Dana', 'Next quarter we will migrate the billing jobs to Kafka.'], ['Dana', 'I prefer Go for command-line tools.']]);
+    await runStage(m.deps, extract, { tenantId: TENANT, extractKey: 'session:ext-ttl' });
+    const rows = await sql<{ kind: string; days: number | null }>(m.deps.db,
+      `SELECT kind, extract(epoch FROM expires_at - occurred_at) / 86400 AS days FROM memories WHERE session_id = 'ext-ttl' ORDER BY kind`);
+    expect(rows.map((r) => [r.kind, r.days === null ? null : Number(r.days)])).toEqual([['plan', 90], ['preference', null]]);
+  });
 });
 
 /** A well-formed chat completion whose content is `content` (for scripted bad answers). */

@@ -11,13 +11,15 @@ import type { Logger } from '../../src/logger.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { briefingJob } from '../briefing/schema.js';
 import { prepare, toMessages } from './prepare.js';
+import { adviseReconcile } from './reconcile.js';
 import { EXTRACT_BATCH, ExtractInput, debounceWait, extractKey, extractLeaseMs } from './schema.js';
 import { writeExtraction, type WriteCounts } from './write.js';
 
 /**
  * Session extraction: all not-yet-extracted events of one key in one pass → memory units,
- * entities and triplets → reconciled against existing memory. Provider calls happen outside
- * transactions; the answer is cached before it is applied, so a replay after a crash pays nothing.
+ * entities and triplets → reconciled against existing memory (rules, or one batched model decision
+ * per pass with a paid LLM). Provider calls happen outside transactions; every answer is cached
+ * before it is applied, so a replay after a crash pays nothing.
  * The pass claims its events first, so concurrent jobs of one key never send the same messages
  * twice; a failed pass gives them back, a dead one's claim expires (extractLeaseMs).
  */
@@ -58,21 +60,30 @@ export const extract = defineStage({
   },
 });
 
-/** One pass over claimed events: model, embeddings, then one transaction that writes and marks them done. */
-async function extractClaimed(deps: Deps, tenantId: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, job: Job, log: Logger): Promise<{ events: number } & WriteCounts> {
+/**
+ * Everything a pass asks the providers, outside any transaction: the extraction, the embeddings
+ * of its entities and memory texts, and the batched reconcile decision (paid LLM only). Each
+ * answer is cached before it is used, so running this again for the same events pays nothing.
+ */
+export async function askProviders(deps: Deps, tenantId: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, log: Logger) {
   const input = { messages: toMessages(events), knownEntities: known.map((k, i) => ({ id: i + 1, name: k.name, type: k.type })) };
   const result = await extractWithCache(deps, tenantId, input);
   const prepared = prepare(result, events);
   const texts = [...prepared.entities.map((e) => e.name), ...prepared.memories.map((m) => m.content)];
   const vectors = await embedDocuments(deps.db, tenantId, deps.providers.embeddings, texts);
+  const split = { entities: vectors.slice(0, prepared.entities.length), memories: vectors.slice(prepared.entities.length) };
+  const scope = events[events.length - 1] as EventToExtract;
+  const decisions = await adviseReconcile(deps, tenantId, prepared.memories, split.memories, scope, log);
+  return { prepared, vectors: split, scope, decisions };
+}
+
+/** One pass over claimed events: providers, then one transaction that writes and marks them done. */
+async function extractClaimed(deps: Deps, tenantId: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, job: Job, log: Logger): Promise<{ events: number } & WriteCounts> {
+  const { prepared, vectors, scope, decisions } = await askProviders(deps, tenantId, events, known, log);
   const embedder = deps.providers.embeddings;
   const counts = await withTenant(deps.db, tenantId, async (tx) => {
     const runId = await startRun(tx, { stage: 'extract', jobId: job.id, provider: deps.config.LLM_PROVIDER, model: deps.providers.llm.model });
-    const c = await writeExtraction(
-      tx, prepared,
-      { entities: vectors.slice(0, prepared.entities.length), memories: vectors.slice(prepared.entities.length) },
-      events[events.length - 1] as (typeof events)[number], embedder, runId,
-    );
+    const c = await writeExtraction(tx, prepared, vectors, scope, embedder, runId, deps.config.TTL_DEFAULTS, decisions);
     await markExtracted(tx, events.map((e) => e.id));
     await finishRun(tx, runId, { events: events.length, ...c });
     return c;

@@ -12,7 +12,7 @@ function unit(kind: PreparedMemory['kind'], content: string): PreparedMemory {
 /** A unit vector at `angle` radians from the x axis, in 2-D: cos(a - b) is the similarity. */
 const at = (angle: number) => [Math.cos(angle), Math.sin(angle)];
 function neighbour(id: string, kind: string, content: string, similarity: number, subject: string | null = 'alice'): MemoryNeighbour {
-  return { id, kind, content, content_hash: content, subject_entity_id: subject, version: 1, similarity };
+  return { id, kind, content, content_hash: content, subject_entity_id: subject, version: 1, occurred_at: new Date('2026-01-01T00:00:00Z'), similarity };
 }
 
 describe('planMemories (reconcile decisions for one extraction pass)', () => {
@@ -50,5 +50,38 @@ describe('planMemories (reconcile decisions for one extraction pass)', () => {
       T,
     );
     expect(plan.map((p) => [p.decision.action, p.target])).toEqual([['CONFIRM', { id: 'm2', version: 1 }], ['ADD', undefined]]);
+  });
+
+  it("takes a model's decision over the rules: an UPDATE the rules would have called an ADD", () => {
+    const plan = planMemories(
+      [unit('preference', 'Alice drinks coffee every morning now'), unit('fact', 'The office is in Lyon')],
+      [at(0), at(1.5)],
+      ['alice', null],
+      [[neighbour('m1', 'preference', 'Alice prefers tea in the morning', 0.4)], []],
+      T,
+      [{ action: 'UPDATE', target: { id: 'm1', version: 3 } }, { action: 'NOOP' }],
+    );
+    expect(plan[0]).toMatchObject({ decision: { action: 'UPDATE', targetId: 'm1', reason: 'model' }, target: { id: 'm1', version: 3 }, version: 4 });
+    expect(plan[1]?.decision.action).toBe('NOOP');
+  });
+
+  it('keeps the rules where they know better: a target superseded earlier in the pass, a unit of the same pass, identical text', () => {
+    const plan = planMemories(
+      [unit('preference', 'Alice prefers green tea'), unit('preference', 'Alice prefers oolong'), unit('preference', 'Alice prefers jasmine tea'), unit('fact', 'Alice lives in Lyon')],
+      [at(0), at(1.2), at(0.1), at(2.5)],
+      ['alice', 'alice', 'alice', 'alice'],
+      [[neighbour('m1', 'preference', 'Alice prefers black tea', 0.7)], [neighbour('m1', 'preference', 'Alice prefers black tea', 0.5)], [], [neighbour('m2', 'fact', 'Alice lives in Lyon', 0.99)]],
+      T,
+      [
+        { action: 'UPDATE', target: { id: 'm1', version: 1 } },
+        { action: 'CHALLENGE', target: { id: 'm1', version: 1 } }, // m1 is superseded by unit 0 by then
+        { action: 'ADD' }, // but unit 0 of this pass says the same (cos 0.995)
+        { action: 'ADD' }, // but m2 has the very text
+      ],
+    );
+    expect(plan[0]).toMatchObject({ decision: { action: 'UPDATE', reason: 'model' }, target: { id: 'm1' } });
+    expect(plan[1]).toMatchObject({ decision: { action: 'ADD' }, target: undefined });
+    expect(plan[2]).toMatchObject({ decision: { action: 'CONFIRM' }, target: { pass: 0 } });
+    expect(plan[3]).toMatchObject({ decision: { action: 'CONFIRM', reason: 'same text' }, target: { id: 'm2' } });
   });
 });

@@ -16,9 +16,10 @@ export const EXTRACT_BATCH = 100;
 
 /**
  * How long a pass's claim on its events holds before another job may take them over (the pass
- * died): longer than a pass can take — two model calls (answer and one correction) plus margin.
+ * died): longer than a pass can take — four model requests (the extraction and the reconcile
+ * decision, each with one correction) plus margin.
  */
-export const extractLeaseMs = (config: Pick<Config, 'LLM_TIMEOUT_MS'>): number => 2 * config.LLM_TIMEOUT_MS + 60_000;
+export const extractLeaseMs = (config: Pick<Config, 'LLM_TIMEOUT_MS'>): number => 4 * config.LLM_TIMEOUT_MS + 60_000;
 
 /** Debounce identity: one pending extraction per (tenant, key). */
 export const extractDedupId = (i: ExtractInput): string => `extract-${i.tenantId}-${shortHash(i.extractKey)}`;

@@ -1,12 +1,13 @@
 import type { Queryable } from '../../src/db/pool.js';
 import { resolveEntities, upsertEdges } from '../../src/db/sql/entities.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
-import { confirmMemory, insertMemories, linkMemoryEntities, nearestMemoriesBatch, relateMemories, supersedeMemory } from '../../src/db/sql/memories-write.js';
+import { confirmMemory, insertMemories, linkMemoryEntities, nearestMemoriesBatch, relateMemories, supersedeMemory, type TtlDefaults } from '../../src/db/sql/memories-write.js';
 import { addProvenance } from '../../src/db/sql/provenance.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { ftsDocument } from '../../src/domain/text.js';
-import { planMemories, type PlannedMemory } from './plan.js';
+import { NEIGHBOURS, planMemories, type PlannedMemory } from './plan.js';
 import { normalizeEntityName, type Prepared, type PreparedMemory } from './prepare.js';
+import { recheckAdvice, type ModelDecision } from './reconcile.js';
 
 export interface WriteCounts {
   entities: number;
@@ -18,13 +19,13 @@ export interface WriteCounts {
 }
 
 const ENTITY_SIMILARITY = 0.92;
-const NEIGHBOURS = 5;
 
 /**
  * Reconciles one extraction against existing memory and writes it, in the caller's transaction:
  * entities are reused (name, then embedding similarity) and gain provenance; each memory unit is
  * decided ADD / UPDATE / CONFIRM / CHALLENGE / NOOP against its nearest active memories of the same
- * user; triplets become edges. Replays converge on unique keys (see src/db/sql/*).
+ * user — by the rules, or by `decisions[i]` (a model's, made before this transaction) while
+ * its target is still active; triplets become edges. Replays converge on unique keys (see src/db/sql/*).
  */
 export async function writeExtraction(
   tx: Queryable,
@@ -33,6 +34,9 @@ export async function writeExtraction(
   scope: EventToExtract,
   embedder: { model: string; dimensions: number },
   runId: string,
+  /** TTL_DEFAULTS: a memory of such a kind without an event ttl expires at occurred_at + default. */
+  ttlDefaults: TtlDefaults,
+  decisions?: ReadonlyArray<ModelDecision | undefined>,
 ): Promise<WriteCounts> {
   const { model, dimensions: dims } = embedder;
   const counts: WriteCounts = { entities: 0, memories_added: 0, memories_updated: 0, memories_confirmed: 0, memories_challenged: 0, edges: 0 };
@@ -50,11 +54,13 @@ export async function writeExtraction(
   });
   const entityOf = (name: string | null) => (name ? entityByName.get(normalizeEntityName(name)) ?? null : null);
 
-  // Memory units: one neighbour query, decisions in order (plan.ts), one insert, then the few
-  // per-item updates (confirm, supersede, relate) and one provenance and one link statement.
+  // Memory units: one neighbour query (fresh: the rules see what other passes committed since the
+  // model was asked), decisions in order (plan.ts), one insert, then the few per-item updates
+  // (confirm, supersede, relate) and one provenance and one link statement.
   const subjects = p.memories.map((m) => entityOf(m.subject));
   const existing = await nearestMemoriesBatch(tx, { userId: scope.user_id }, p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })), dims, NEIGHBOURS);
-  const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model));
+  const advice = decisions ? await recheckAdvice(tx, scope, decisions) : [];
+  const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model), advice);
   const toInsert = plan.filter((x) => x.decision.action !== 'NOOP' && x.decision.action !== 'CONFIRM');
   const rows = await insertMemories(tx, toInsert.map((x) => {
     const m = p.memories[x.index] as PreparedMemory;
@@ -63,7 +69,7 @@ export async function writeExtraction(
       event_time: m.eventTime, time_precision: m.timePrecision, occurred_at: m.occurredAt, subject_entity_id: subjects[x.index] ?? null,
       dataset: scope.dataset, user_id: scope.user_id, agent_id: scope.agent_id, session_id: scope.session_id, source_event_ids: m.eventIds, version: x.version,
     };
-  }), model, dims, runId);
+  }), model, dims, runId, ttlDefaults);
   const idOf = new Map<number, { id: string; inserted: boolean }>(toInsert.map((x, k) => [x.index, rows[k] as { id: string; inserted: boolean }]));
   const targetId = (t: PlannedMemory['target']) => (t === undefined ? undefined : 'id' in t ? t.id : idOf.get(t.pass)?.id);
   const provenance: Array<{ objectId: string; eventIds: string[] }> = [];

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startProviderStub, type ChatRequestBody, type ProviderStub } from '../../../test/support/provider-stub.js';
 import { MemloomError } from '../../errors.js';
 import { OpenAILlm, parseTriageAnswer, type OpenAILlmOptions } from './openai.js';
-import { extractionJsonSchema } from './prompts.js';
-import type { ExtractInput } from './types.js';
+import { extractionJsonSchema, reconcileJsonSchema, reconcileMaxTokens } from './prompts.js';
+import type { ExtractInput, ReconcileInput } from './types.js';
 
 let stub: ProviderStub;
 beforeAll(async () => {
@@ -172,6 +172,40 @@ describe('OpenAILlm.extract', () => {
   it('turns a malformed body into PROVIDER_BAD_RESPONSE', async () => {
     stub.script('/v1/chat/completions', [{ malformed: true }]);
     expect(await caught(make().extract(input))).toMatchObject({ code: 'PROVIDER_BAD_RESPONSE', retryable: true });
+  });
+});
+
+describe('OpenAILlm.reconcile', () => {
+  const question: ReconcileInput = {
+    memories: [{ id: 1, kind: 'preference', content: 'Bob prefers window seats.', date: '2026-01-05' }],
+    units: [{ unit: 0, kind: 'preference', content: 'Bob prefers aisle seats now.', date: '2026-03-02', candidates: [1] }],
+  };
+  const ANSWER = '{"decisions":[{"unit":0,"action":"UPDATE","target":1}]}';
+
+  it('asks once for the whole question with its own json_schema and a small output cap', async () => {
+    stub.onChat(() => ANSWER);
+    const { result, usage } = await make().reconcile(question);
+    expect(result).toEqual({ decisions: [{ unit: 0, action: 'UPDATE', target: 1 }] });
+    expect(usage.output).toBe(Math.ceil(ANSWER.length / 4));
+    const body = chatCalls()[0]?.body as ChatRequestBody;
+    expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'reconcile', strict: false, schema: reconcileJsonSchema() } });
+    expect(body.max_tokens).toBe(reconcileMaxTokens(1));
+    expect(lastMessage(body)).toContain('#1 (2026-01-05, preference) Bob prefers window seats.');
+    expect(lastMessage(body)).toContain('[0] (2026-03-02, preference) Bob prefers aisle seats now. — candidates: #1');
+  });
+
+  it('corrects an answer of the wrong shape once, then throws RECONCILE_INVALID with the billed tokens', async () => {
+    let n = 0;
+    stub.onChat(() => (n++ === 0 ? '{"decisions":[{"unit":0,"action":"REPLACE"}]}' : ANSWER));
+    expect((await make().reconcile(question)).result.decisions).toHaveLength(1);
+    expect(lastMessage(chatCalls()[1]?.body as ChatRequestBody)).toContain('decisions[0].action');
+
+    stub.reset();
+    stub.onChat(() => 'no idea');
+    const err = await caught(make().reconcile(question));
+    expect(err).toMatchObject({ code: 'RECONCILE_INVALID', kind: 'upstream', retryable: false, details: { raw: 'no idea' } });
+    expect(err.details?.inputTokens).toBe(promptTokensOf(0) + promptTokensOf(1));
+    expect(chatCalls()).toHaveLength(2);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
- * Extraction and triage through any OpenAI-compatible chat endpoint (OpenAI, DeepSeek, DashScope,
- * Ollama, vLLM, LM Studio). The answer is untrusted: it is parsed with the zod contract, and one
- * invalid answer earns exactly one corrective retry. The SDK never retries on its own (`maxRetries: 0`).
+ * Extraction, reconcile decisions and triage through any OpenAI-compatible chat endpoint (OpenAI,
+ * DeepSeek, DashScope, Ollama, vLLM, LM Studio). The answer is untrusted: it is parsed with the zod
+ * contract, and one invalid answer earns exactly one corrective retry. The SDK never retries on its
+ * own (`maxRetries: 0`).
  */
 import OpenAI, { APIError } from 'openai';
 import { z } from 'zod';
@@ -9,13 +10,25 @@ import { MemloomError } from '../../errors.js';
 import { badProviderResponse, translateProviderError } from '../errors.js';
 import {
   buildExtractionMessages,
+  buildReconcileMessages,
   buildRetryMessage,
   buildTriageMessages,
   extractionJsonSchema,
+  reconcileJsonSchema,
+  reconcileMaxTokens,
   triageJsonSchema,
   type PromptMessage,
 } from './prompts.js';
-import { ExtractionResult, type ExtractInput, type LlmProvider, type TokenUsage, type TriageVerdict } from './types.js';
+import {
+  ExtractionResult,
+  RECONCILE_INVALID,
+  ReconcileAnswer,
+  type ExtractInput,
+  type LlmProvider,
+  type ReconcileInput,
+  type TokenUsage,
+  type TriageVerdict,
+} from './types.js';
 
 export type StructuredOutput = 'json_schema' | 'json_object';
 
@@ -78,9 +91,29 @@ export class OpenAILlm implements LlmProvider {
 
   async extract(input: ExtractInput): Promise<{ result: ExtractionResult; usage: TokenUsage }> {
     const schema = { name: 'extraction', schema: extractionJsonSchema() };
-    const messages = buildExtractionMessages(input);
-    const first = await this.complete(messages, this.maxOutputTokens, schema);
-    const firstParse = parseExtractionAnswer(first.content, first.finishReason);
+    return this.answerJson(buildExtractionMessages(input), this.maxOutputTokens, schema, parseExtractionAnswer, { code: 'EXTRACTION_INVALID', what: 'extraction' });
+  }
+
+  /**
+   * One batched reconcile decision for a pass. The shape is checked here (with the same one
+   * corrective turn); whether each `unit` and `target` exists is the caller's check, and a wrong
+   * one only sends that unit back to the offline rules.
+   */
+  async reconcile(input: ReconcileInput): Promise<{ result: ReconcileAnswer; usage: TokenUsage }> {
+    const schema = { name: 'reconcile', schema: reconcileJsonSchema() };
+    return this.answerJson(buildReconcileMessages(input), reconcileMaxTokens(input.units.length), schema, parseReconcileAnswer, { code: RECONCILE_INVALID, what: 'reconcile decision' });
+  }
+
+  /** A JSON answer parsed by `parse`; an invalid one earns one corrective turn, a second throws `invalid.code` (not retryable). */
+  private async answerJson<T>(
+    messages: PromptMessage[],
+    maxTokens: number,
+    schema: { name: string; schema: Record<string, unknown> },
+    parse: (raw: string, finishReason: string | null) => Parsed<T>,
+    invalid: { code: string; what: string },
+  ): Promise<{ result: T; usage: TokenUsage }> {
+    const first = await this.complete(messages, maxTokens, schema);
+    const firstParse = parse(first.content, first.finishReason);
     if (firstParse.ok) return { result: firstParse.value, usage: first.usage };
 
     const retry: PromptMessage[] = [
@@ -88,12 +121,12 @@ export class OpenAILlm implements LlmProvider {
       { role: 'assistant', content: truncate(first.content, RAW_KEEP_CHARS) || '(empty answer)' },
       buildRetryMessage(firstParse.error),
     ];
-    const second = await this.complete(retry, this.maxOutputTokens, schema);
+    const second = await this.complete(retry, maxTokens, schema);
     const usage = { input: first.usage.input + second.usage.input, output: first.usage.output + second.usage.output };
-    const secondParse = parseExtractionAnswer(second.content, second.finishReason);
+    const secondParse = parse(second.content, second.finishReason);
     if (secondParse.ok) return { result: secondParse.value, usage };
 
-    throw new MemloomError('EXTRACTION_INVALID', 'The model answered an invalid extraction twice', {
+    throw new MemloomError(invalid.code, `The model answered an invalid ${invalid.what} twice`, {
       kind: 'upstream',
       retryable: false,
       details: {
@@ -180,6 +213,15 @@ export function isStructuredOutputUnsupported(err: unknown): boolean {
 
 /** Parses an extraction answer; on failure returns the message fed back to the model. */
 export function parseExtractionAnswer(raw: string, finishReason?: string | null): Parsed<ExtractionResult> {
+  return parseJsonAnswer(ExtractionResult, raw, finishReason);
+}
+
+/** Parses a reconcile answer's shape; on failure returns the message fed back to the model. */
+export function parseReconcileAnswer(raw: string, finishReason?: string | null): Parsed<ReconcileAnswer> {
+  return parseJsonAnswer(ReconcileAnswer, raw, finishReason);
+}
+
+function parseJsonAnswer<T>(schema: z.ZodType<T>, raw: string, finishReason?: string | null): Parsed<T> {
   let json: unknown;
   try {
     json = JSON.parse(jsonText(raw));
@@ -189,7 +231,7 @@ export function parseExtractionAnswer(raw: string, finishReason?: string | null)
     }
     return { ok: false, error: `The answer is not valid JSON (${err instanceof Error ? err.message : String(err)}).` };
   }
-  const parsed = ExtractionResult.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, error: `The JSON does not match the required shape:\n${z.prettifyError(parsed.error)}` };
 }

@@ -3,7 +3,7 @@
  * diffed and tuned on their own. Compact on purpose: every token here is paid on every extraction.
  */
 import { z } from 'zod';
-import { ExtractionResult, type ExtractInput } from './types.js';
+import { ExtractionResult, ReconcileAnswer, type ExtractInput, type ReconcileInput } from './types.js';
 
 export interface PromptMessage {
   role: 'system' | 'user' | 'assistant';
@@ -108,4 +108,35 @@ export function triageJsonSchema(): Record<string, unknown> {
     required: ['keep', 'reason', 'priority'],
     additionalProperties: false,
   };
+}
+
+export const RECONCILE_SYSTEM_PROMPT = `You keep an AI agent's long-term memory of one user consistent.
+Each new statement comes with the existing memories most similar to it. Decide one action per new statement:
+- ADD: new information; no candidate says the same thing or is replaced by it.
+- UPDATE: it replaces a candidate: same subject and topic, the value changed (a new preference, plan, decision, status or fact) and the new statement is the current one.
+- CONFIRM: a candidate already says the same thing, in any wording.
+- CHALLENGE: it contradicts a candidate and it is unclear which one is right; both are kept.
+- NOOP: it carries nothing worth keeping.
+Answer with one JSON object only: {"decisions":[{"unit":<statement number>,"action":"ADD|UPDATE|CONFIRM|CHALLENGE|NOOP","target":<memory number or null>}]},
+one decision per new statement; target is one of that statement's candidates for UPDATE, CONFIRM and CHALLENGE, else null.`;
+
+/** `#id (date, kind) content` per existing memory, then `[unit] (date, kind) content — candidates: #a, #b` per new statement. */
+export function buildReconcileMessages(input: ReconcileInput): PromptMessage[] {
+  const line = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const memories = input.memories.map((m) => `#${m.id} (${m.date}, ${m.kind}) ${line(m.content)}`).join('\n');
+  const units = input.units.map((u) => `[${u.unit}] (${u.date}, ${u.kind}) ${line(u.content)} — candidates: ${u.candidates.map((c) => `#${c}`).join(', ')}`).join('\n');
+  return [
+    { role: 'system', content: RECONCILE_SYSTEM_PROMPT },
+    { role: 'user', content: `Existing memories:\n${memories}\n\nNew statements:\n${units}\n\nDecide each new statement as JSON.` },
+  ];
+}
+
+/** Output cap of a reconcile request: a decision is ~20 tokens; shared by the provider and the gate's estimate. */
+export function reconcileMaxTokens(units: number): number {
+  return Math.min(2000, 64 + 24 * units);
+}
+
+export function reconcileJsonSchema(): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(ReconcileAnswer, { io: 'input', target: 'draft-7' });
+  return schema;
 }

@@ -82,12 +82,39 @@ export interface TriageVerdict {
 /** Reconcile decision for one new unit against its nearest existing memories. */
 export const RECONCILE_ACTIONS = ['ADD', 'UPDATE', 'CONFIRM', 'CHALLENGE', 'NOOP'] as const;
 export type ReconcileAction = (typeof RECONCILE_ACTIONS)[number];
+/** Actions that refer to an existing memory (the decision's `target`). */
+export const TARGETED_ACTIONS: ReadonlySet<ReconcileAction> = new Set(['UPDATE', 'CONFIRM', 'CHALLENGE']);
+
+/**
+ * One batched reconcile question: the new units of a pass that have near existing memories, and
+ * those memories. Integers stand for units (`unit`, from 0) and memories (`id`, from 1), never UUIDs.
+ */
+export interface ReconcileInput {
+  memories: Array<{ id: number; kind: string; content: string; date: string }>;
+  units: Array<{ unit: number; kind: string; content: string; date: string; candidates: number[] }>;
+}
+
+export const ReconcileDecision = z.object({
+  unit: z.number().int().nonnegative(),
+  action: z.enum(RECONCILE_ACTIONS),
+  /** The existing memory's number for UPDATE, CONFIRM and CHALLENGE; null otherwise. */
+  target: z.number().int().positive().nullish(),
+});
+export type ReconcileDecision = z.infer<typeof ReconcileDecision>;
+
+export const ReconcileAnswer = z.object({ decisions: z.array(ReconcileDecision) });
+export type ReconcileAnswer = z.infer<typeof ReconcileAnswer>;
+
+/** Thrown by a provider whose reconcile answer was still invalid after its one corrective turn. */
+export const RECONCILE_INVALID = 'RECONCILE_INVALID';
 
 export interface LlmProvider {
   /** `heuristic` or the configured model id. */
   readonly model: string;
   readonly paid: boolean;
   extract(input: ExtractInput): Promise<{ result: ExtractionResult; usage?: TokenUsage }>;
+  /** Paid providers only: one batched reconcile decision. Without it the offline rules decide. */
+  reconcile?(input: ReconcileInput): Promise<{ result: ReconcileAnswer; usage?: TokenUsage }>;
   ready(): Promise<void>;
   close(): Promise<void>;
 }
