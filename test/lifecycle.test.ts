@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
-import { insertMemory, relateMemories, supersedeMemory } from '../src/db/sql/memories-write.js';
+import { insertMemories, insertMemory, relateMemories, supersedeMemory, type MemoryInsert } from '../src/db/sql/memories-write.js';
 import { addProvenance } from '../src/db/sql/provenance.js';
 import { startRun } from '../src/db/sql/runs.js';
 import { decayValue } from '../src/domain/decay.js';
@@ -40,9 +40,12 @@ async function seed(userId: string, it: Seed): Promise<string> {
       dataset: 'default', user_id: userId, agent_id: null, session_id: null, source_event_ids: [eventId!], version: 1,
     }, m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, runId);
     await addProvenance(tx, 'memory', [{ objectId: id, eventIds: [eventId!] }], runId);
-    await tx.query('UPDATE memories SET created_at = $2, access_count = $3, last_accessed_at = $4 WHERE id = $1', [
-      id, at(it.createdDaysAgo ?? it.daysAgo), it.accessCount ?? 0, it.lastAccessDaysAgo === undefined ? null : at(it.lastAccessDaysAgo),
-    ]);
+    await tx.query('UPDATE memories SET created_at = $2 WHERE id = $1', [id, at(it.createdDaysAgo ?? it.daysAgo)]);
+    if (it.accessCount || it.lastAccessDaysAgo !== undefined) {
+      await tx.query('INSERT INTO memory_signals (memory_id, access_count, last_accessed_at) VALUES ($1, $2, $3)', [
+        id, it.accessCount ?? 0, it.lastAccessDaysAgo === undefined ? null : at(it.lastAccessDaysAgo),
+      ]);
+    }
     return id;
   });
 }
@@ -75,6 +78,8 @@ describe('TTL expiry', () => {
       await supersedeMemory(tx, older, correction);
       return relateMemories(tx, correction, older, 'replaces', true);
     });
+    // seed() inserts without the per-kind defaults, like rows written before insert applied them:
+    // the sweep gives this episode its default expiry (40 days ago + 30 days) and deletes it.
     const oldEpisode = await seed('ttl', { content: 'We had a team offsite in the mountains.', kind: 'episode', daysAgo: 40 });
     const newEpisode = await seed('ttl', { content: 'We had a team lunch at the harbour.', kind: 'episode', daysAgo: 10 });
 
@@ -88,6 +93,55 @@ describe('TTL expiry', () => {
   }, 180_000);
 });
 
+describe('TTL at insert', () => {
+  /** A memory's expiry, and what the kind's default and the short-ttl event would give it. */
+  interface Expiry {
+    id: string;
+    expires_at: Date | null;
+    by_default: Date;
+    by_event: Date;
+  }
+
+  it('sets expires_at when a memory is inserted: the kind\'s default without an event ttl, the event ttl when there is one', async () => {
+    const episodeTtl = m.deps.config.TTL_DEFAULTS.get('episode');
+    expect(episodeTtl).toBeDefined();
+    expect(m.deps.config.TTL_DEFAULTS.has('fact')).toBe(false);
+    const [plain, short] = await ingest(m.deps, [
+      { user_id: 'ttl-insert', content: 'evidence without a ttl', occurred_at: at(1) },
+      { user_id: 'ttl-insert', content: 'evidence with a short ttl', occurred_at: at(1), ttl: 'P2D' },
+    ]) as [string, string];
+    const texts = ['We had a retro about the release.', 'The release branch is cut on Mondays.', 'We had a quick call about the outage.', 'We had a demo of the new dashboard.'];
+    const { vectors } = await m.deps.providers.embeddings.embed(texts, 'document');
+    const row = (i: number, kind: string, eventId: string): MemoryInsert => ({
+      kind, content: texts[i]!, content_hash: contentHash(normalizeText(texts[i]!)), fts_doc: ftsDocument(texts[i]!), vector: vectors[i]!,
+      importance: 5, confidence: 0.8, event_time: null, time_precision: null, occurred_at: at(1), subject_entity_id: null,
+      dataset: 'default', user_id: 'ttl-insert', agent_id: null, session_id: null, source_event_ids: [eventId], version: 1,
+    });
+    const { model, dimensions } = m.deps.providers.embeddings;
+    // Read inside the inserting transaction: the scheduled sweep (every 300 ms here) cannot see
+    // these rows yet, so whatever expires_at they have was written by the insert itself.
+    const got = await withTenant(m.deps.db, TENANT, async (tx) => {
+      const runId = await startRun(tx, { stage: 'test', jobId: undefined });
+      const ids = await insertMemories(tx, [row(0, 'episode', plain), row(1, 'fact', plain), row(2, 'episode', short)], model, dimensions, runId, m.deps.config.TTL_DEFAULTS);
+      const single = await insertMemory(tx, row(3, 'episode', plain), model, dimensions, runId, m.deps.config.TTL_DEFAULTS);
+      expect([...ids, single].every((x) => x.inserted)).toBe(true);
+      const { rows: r } = await tx.query<Expiry>(
+        `SELECT m.id, m.expires_at, m.occurred_at + $2::interval AS by_default, ev.occurred_at + ev.ttl AS by_event
+         FROM unnest($1::uuid[]) WITH ORDINALITY AS x(id, ord) JOIN memories m ON m.id = x.id JOIN events ev ON ev.id = $3 ORDER BY x.ord`,
+        [[...ids.map((x) => x.id), single.id], episodeTtl, short],
+      );
+      return r;
+    });
+    const [episode, fact, episodeWithTtl, episodeSingle] = got as [Expiry, Expiry, Expiry, Expiry];
+    expect(episode.expires_at?.getTime()).toBe(episode.by_default.getTime());
+    expect(episodeSingle.expires_at?.getTime()).toBe(episodeSingle.by_default.getTime());
+    expect(episode.expires_at!.getTime()).toBeGreaterThan(Date.now());
+    expect(fact.expires_at).toBeNull();
+    expect(episodeWithTtl.expires_at?.getTime()).toBe(episodeWithTtl.by_event.getTime());
+    expect(episodeWithTtl.expires_at!.getTime()).toBeLessThan(episodeWithTtl.by_default.getTime());
+  });
+});
+
 describe('decay and archiving', () => {
   const policy = { halfLifeDays: 30, importanceFloor: 7 };
 
@@ -98,7 +152,8 @@ describe('decay and archiving', () => {
     const now = new Date();
     await refreshDecay(m.deps, now);
     const got = await rows<{ id: string; decay: number; confidence: number; occurred_at: Date; last_accessed_at: Date | null; access_count: number }>(
-      'SELECT id, decay, confidence, occurred_at, last_accessed_at, access_count FROM memories WHERE id = ANY($1::uuid[])', [[fresh, month, used]]);
+      `SELECT m.id, coalesce(s.decay, 1) AS decay, m.confidence, m.occurred_at, s.last_accessed_at, coalesce(s.access_count, 0) AS access_count
+       FROM memories m LEFT JOIN memory_signals s ON s.memory_id = m.id WHERE m.id = ANY($1::uuid[])`, [[fresh, month, used]]);
     for (const r of got) {
       const want = decayValue({ kind: 'fact', importance: 5, occurredAt: r.occurred_at, lastAccessedAt: r.last_accessed_at, accessCount: r.access_count }, policy, now);
       expect(r.decay).toBeCloseTo(want, 4);
@@ -137,7 +192,7 @@ describe('decay and archiving', () => {
     expect(await statusOf(recent)).toBe('active');
     expect(await statusOf(superseded)).toBe('superseded');
     expect(await statusOf(protectedDecision)).toBe('active');
-    const [d] = await rows<{ decay: number }>('SELECT decay FROM memories WHERE id = $1', [protectedDecision]);
+    const [d] = await rows<{ decay: number }>('SELECT decay FROM memory_signals WHERE memory_id = $1', [protectedDecision]);
     expect(d!.decay).toBeGreaterThanOrEqual(0.35);
     // a second refresh at the same time changes nothing more
     expect(await refreshDecay(m.deps, now)).toEqual({ updated: 0, archived: 0 });
@@ -151,7 +206,7 @@ describe('decay and archiving', () => {
     const r = await postJson(`${m.url}/v1/memories/${id}/restore`, {});
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ id, status: 'active', restored: true });
-    expect(await rows('SELECT status, decay, access_count FROM memories WHERE id = $1', [id])).toEqual([{ status: 'active', decay: 1, access_count: 1 }]);
+    expect(await rows('SELECT m.status, s.decay, s.access_count FROM memories m JOIN memory_signals s ON s.memory_id = m.id WHERE m.id = $1', [id])).toEqual([{ status: 'active', decay: 1, access_count: 1 }]);
     expect(await recallIds()).toContain(id);
     await refreshDecay(m.deps);
     expect(await statusOf(id)).toBe('active');

@@ -85,7 +85,7 @@ describe('recall', () => {
     expect(after).toEqual(before);
     const first = r.results[0]!.id;
     await waitFor(async () => {
-      const { rows } = await withTenant(m.deps.db, 'default', (tx) => tx.query<{ access_count: number }>('SELECT access_count FROM memories WHERE id = $1', [first]));
+      const { rows } = await withTenant(m.deps.db, 'default', (tx) => tx.query<{ access_count: number }>('SELECT access_count FROM memory_signals WHERE memory_id = $1', [first]));
       return (rows[0]?.access_count ?? 0) > 0;
     }, { what: 'access count' });
     const logged = await withTenant(m.deps.db, 'default', (tx) => tx.query('SELECT 1 FROM recall_log WHERE id = $1', [r.recall_id]));

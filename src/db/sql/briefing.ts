@@ -22,10 +22,11 @@ export interface BriefingRow {
 export async function briefingCandidates(tx: Queryable, userKey: string, perKind: number): Promise<BriefingRow[]> {
   const { rows } = await tx.query<BriefingRow>(
     `SELECT id, kind, content, importance, is_crystal, at, access_count FROM (
-       SELECT m.id, m.kind, m.content, m.importance, m.is_crystal, coalesce(m.event_time, m.occurred_at) AS at, m.access_count,
+       SELECT m.id, m.kind, m.content, m.importance, m.is_crystal, coalesce(m.event_time, m.occurred_at) AS at, coalesce(s.access_count, 0) AS access_count,
               row_number() OVER (PARTITION BY m.kind ORDER BY CASE WHEN m.kind IN ('decision', 'plan') THEN 0 ELSE m.importance END DESC,
                                  coalesce(m.event_time, m.occurred_at) DESC, m.id) AS rn
-       FROM memories m WHERE m.status = 'active' AND coalesce(m.user_id, '') = $1 AND (m.expires_at IS NULL OR m.expires_at > now())) x
+       FROM memories m LEFT JOIN memory_signals s ON s.memory_id = m.id
+       WHERE m.status = 'active' AND coalesce(m.user_id, '') = $1 AND (m.expires_at IS NULL OR m.expires_at > now())) x
      WHERE rn <= $2`,
     [userKey, perKind],
   );

@@ -7,8 +7,10 @@ import type { Queryable } from '../pool.js';
 
 /**
  * Per-kind default TTL (TTL_DEFAULTS): memories of those kinds without an expiry get
- * occurred_at + the default. An event's own ttl (set at insert) always wins, since only NULL
- * expiries are filled. Returns the number of memories that got an expiry.
+ * occurred_at + the default. insertMemory(ies) already set it at insert when given the defaults;
+ * this catches rows inserted before that (or before a kind got a default). An event's own ttl
+ * (set at insert) always wins, since only NULL expiries are filled. Returns the number of
+ * memories that got an expiry.
  */
 export async function applyTtlDefaults(tx: Queryable, defaults: ReadonlyMap<string, string>): Promise<number> {
   if (defaults.size === 0) return 0;
@@ -45,19 +47,26 @@ export interface DecayRow {
 /** One keyset page of active memories for the decay refresh. */
 export async function activeMemoriesPage(tx: Queryable, afterId: string | null, limit: number): Promise<DecayRow[]> {
   const { rows } = await tx.query<DecayRow>(
-    `SELECT id, kind, importance, status, decay, access_count, occurred_at, last_accessed_at, created_at FROM memories
-     WHERE status = 'active' AND ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
+    `SELECT m.id, m.kind, m.importance, m.status, coalesce(s.decay, 1) AS decay, coalesce(s.access_count, 0) AS access_count,
+            m.occurred_at, s.last_accessed_at, m.created_at
+     FROM memories m LEFT JOIN memory_signals s ON s.memory_id = m.id
+     WHERE m.status = 'active' AND ($1::uuid IS NULL OR m.id > $1::uuid) ORDER BY m.id LIMIT $2`,
     [afterId, limit],
   );
   return rows;
 }
 
-/** Writes new decay values (only decay: content, confidence and importance never change here). */
+/**
+ * Writes new decay values into memory_signals (only decay: content, confidence and importance
+ * never change here, and the memory rows themselves are not rewritten).
+ */
 export async function writeDecay(tx: Queryable, values: Array<{ id: string; decay: number }>): Promise<number> {
   if (values.length === 0) return 0;
   const { rowCount } = await tx.query(
-    `UPDATE memories m SET decay = x.decay FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, decay real) WHERE m.id = x.id AND m.decay <> x.decay`,
-    [JSON.stringify(values)],
+    `INSERT INTO memory_signals (memory_id, decay)
+     SELECT m.id, x.decay FROM unnest($1::uuid[], $2::real[]) AS x(id, decay) JOIN memories m ON m.id = x.id
+     ON CONFLICT (memory_id) DO UPDATE SET decay = excluded.decay WHERE memory_signals.decay <> excluded.decay`,
+    [values.map((v) => v.id), values.map((v) => v.decay)],
   );
   return rowCount ?? 0;
 }
@@ -80,7 +89,8 @@ export async function withFeedback(tx: Queryable, ids: string[]): Promise<Set<st
 export async function archiveMemories(tx: Queryable, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const { rowCount } = await tx.query(
-    `UPDATE memories SET status = 'archived', updated_at = now() WHERE id = ANY($1::uuid[]) AND status = 'active' AND access_count = 0`,
+    `UPDATE memories m SET status = 'archived', updated_at = now() WHERE m.id = ANY($1::uuid[]) AND m.status = 'active'
+       AND NOT EXISTS (SELECT 1 FROM memory_signals s WHERE s.memory_id = m.id AND s.access_count > 0)`,
     [ids],
   );
   return rowCount ?? 0;
@@ -107,8 +117,10 @@ export async function restoreMemory(tx: Queryable, id: string): Promise<RestoreO
     [m.user_id, m.content_hash],
   );
   if (same[0]) return { outcome: 'conflict', existingId: same[0].id };
+  await tx.query(`UPDATE memories SET status = 'active', updated_at = now() WHERE id = $1`, [id]);
   await tx.query(
-    `UPDATE memories SET status = 'active', decay = 1, access_count = access_count + 1, last_accessed_at = now(), updated_at = now() WHERE id = $1`,
+    `INSERT INTO memory_signals (memory_id, decay, access_count, last_accessed_at) VALUES ($1, 1, 1, now())
+     ON CONFLICT (memory_id) DO UPDATE SET decay = 1, access_count = memory_signals.access_count + 1, last_accessed_at = now()`,
     [id],
   );
   return { outcome: 'restored', id };

@@ -52,8 +52,10 @@ export interface MemoryItem {
 /** created_at with microseconds in UTC: a Date would round to milliseconds and break the keyset. */
 const CURSOR_AT = `to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-const ITEM_COLUMNS = `m.id, m.kind, m.content, m.status, m.importance, m.confidence, m.decay, m.access_count, m.is_crystal, m.version,
-  m.occurred_at, m.event_time, m.valid_from, m.superseded_by, m.expires_at, m.created_at, m.user_id, m.agent_id, m.session_id, m.dataset`;
+const ITEM_COLUMNS = `m.id, m.kind, m.content, m.status, m.importance, m.confidence, coalesce(s.decay, 1) AS decay, coalesce(s.access_count, 0) AS access_count,
+  m.is_crystal, m.version, m.occurred_at, m.event_time, m.valid_from, m.superseded_by, m.expires_at, m.created_at, m.user_id, m.agent_id, m.session_id, m.dataset`;
+/** The memory's mutable signals (no row: decay 1, never accessed). */
+const WITH_SIGNALS = 'LEFT JOIN memory_signals s ON s.memory_id = m.id';
 
 /** `%`, `_` and `\` match themselves in a LIKE pattern built from user text. */
 export function likeEscape(s: string): string {
@@ -89,7 +91,7 @@ export async function listMemories(tx: Queryable, f: MemoryListFilter): Promise<
   }
   if (f.after) c.push(`(m.created_at, m.id) < (${p.add(f.after.createdAt)}::timestamptz, ${p.add(f.after.id)}::uuid)`);
   const { rows } = await tx.query<MemoryItem & { cursor_at: string }>(
-    `SELECT ${ITEM_COLUMNS}, ${CURSOR_AT} AS cursor_at FROM memories m
+    `SELECT ${ITEM_COLUMNS}, ${CURSOR_AT} AS cursor_at FROM memories m ${WITH_SIGNALS}
      WHERE ${where(c)} ORDER BY m.created_at DESC, m.id DESC LIMIT ${p.add(f.limit + 1)}`,
     p.values,
   );
@@ -108,8 +110,8 @@ export interface MemoryRecord extends MemoryItem {
 
 export async function findMemory(tx: Queryable, id: string): Promise<MemoryRecord | undefined> {
   const { rows } = await tx.query<MemoryRecord>(
-    `SELECT ${ITEM_COLUMNS}, m.time_precision, m.superseded_at, m.last_accessed_at, m.rank_weight, m.subject_entity_id, m.run_id, m.updated_at
-     FROM memories m WHERE m.id = $1`,
+    `SELECT ${ITEM_COLUMNS}, m.time_precision, m.superseded_at, s.last_accessed_at, m.rank_weight, m.subject_entity_id, m.run_id, m.updated_at
+     FROM memories m ${WITH_SIGNALS} WHERE m.id = $1`,
     [id],
   );
   return rows[0];

@@ -8,17 +8,19 @@ export interface MemoryNeighbour {
   content_hash: string;
   subject_entity_id: string | null;
   version: number;
+  /** When the memory's evidence happened (shown to a reconcile model as a date). */
+  occurred_at: Date;
   similarity: number;
 }
 
 /** Active memories of one user scope nearest to `vector` (HNSW on the partial expression index), plus exact-hash matches. */
 export async function nearestMemories(tx: Queryable, scope: { userId: string | null }, vector: number[], hash: string, dims: number, limit: number): Promise<MemoryNeighbour[]> {
   const { rows } = await tx.query<MemoryNeighbour>(
-    `(SELECT id, kind, content, content_hash, subject_entity_id, version, 1 - (embedding::vector(${dims}) <=> $2::vector(${dims})) AS similarity
+    `(SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1 - (embedding::vector(${dims}) <=> $2::vector(${dims})) AS similarity
       FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND user_id IS NOT DISTINCT FROM $1
       ORDER BY embedding::vector(${dims}) <=> $2::vector(${dims}) LIMIT $3)
      UNION
-     (SELECT id, kind, content, content_hash, subject_entity_id, version, 1.0 FROM memories
+     (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1.0 FROM memories
       WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = $4)`,
     [scope.userId, toVectorSql(vector), limit, hash],
   );
@@ -36,11 +38,11 @@ export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: strin
     // parsed again for every row compared.
     `WITH q AS MATERIALIZED (SELECT i, v::vector(${dims}) AS v, h FROM jsonb_to_recordset($2::jsonb) AS x(i int, v text, h text))
      SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
-       (SELECT id, kind, content, content_hash, subject_entity_id, version, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
+       (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
         FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND user_id IS NOT DISTINCT FROM $1
         ORDER BY embedding::vector(${dims}) <=> q.v LIMIT $3)
        UNION
-       (SELECT id, kind, content, content_hash, subject_entity_id, version, 1.0 FROM memories
+       (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1.0 FROM memories
         WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = q.h)) n`,
     [scope.userId, JSON.stringify(queries.map((q, i) => ({ i, v: toVectorSql(q.vector), h: q.hash }))), limit],
   );
@@ -69,21 +71,30 @@ export interface MemoryInsert {
   version: number;
 }
 
+/** Per-kind default TTLs (config TTL_DEFAULTS: memory kind → ISO-8601 duration). */
+export type TtlDefaults = ReadonlyMap<string, string>;
+const NO_TTL_DEFAULTS: TtlDefaults = new Map();
+/** TTL_DEFAULTS as a jsonb object (kind → duration) for `($n::jsonb ->> kind)::interval`. */
+const ttlJson = (defaults: TtlDefaults): string => JSON.stringify(Object.fromEntries(defaults));
+
 /**
  * Inserts one active memory; returns its id, or the id of the active memory with the same content
  * in the same user scope (the partial unique index makes replays and races converge).
- * expires_at comes from the shortest TTL among the supporting events.
+ * expires_at comes from the shortest TTL among the supporting events; without one, from the
+ * memory's kind in `ttlDefaults` (occurred_at + default), as the TTL sweep's applyTtlDefaults
+ * computes it for rows inserted without it.
  */
-export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string, dims: number, runId: string): Promise<{ id: string; inserted: boolean }> {
+export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string, dims: number, runId: string, ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS): Promise<{ id: string; inserted: boolean }> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
        event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
      VALUES ($1, $2, $3, to_tsvector('simple', $4), $5::vector, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19,
-       (SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id = ANY($20::uuid[]) AND e.ttl IS NOT NULL))
+       coalesce((SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id = ANY($20::uuid[]) AND e.ttl IS NOT NULL),
+                $12::timestamptz + ($21::jsonb ->> $1::text)::interval))
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id`,
     [m.kind, m.content, m.content_hash, m.fts_doc, toVectorSql(m.vector), model, dims, m.importance, m.confidence, m.event_time, m.time_precision,
-      m.occurred_at, m.subject_entity_id, m.dataset, m.user_id, m.agent_id, m.session_id, m.version, runId, m.source_event_ids],
+      m.occurred_at, m.subject_entity_id, m.dataset, m.user_id, m.agent_id, m.session_id, m.version, runId, m.source_event_ids, ttlJson(ttlDefaults)],
   );
   if (rows[0]) return { id: rows[0].id, inserted: true };
   const { rows: existing } = await tx.query<{ id: string }>(
@@ -96,22 +107,24 @@ export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string
 /**
  * insertMemory for many rows of one user scope in one statement: returns, in input order, each
  * row's id, or the id of the active memory that already had its content (then inserted = false).
+ * expires_at as in insertMemory: the supporting events' shortest TTL, else the kind's default.
  */
-export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model: string, dims: number, runId: string): Promise<Array<{ id: string; inserted: boolean }>> {
+export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model: string, dims: number, runId: string, ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS): Promise<Array<{ id: string; inserted: boolean }>> {
   if (rows.length === 0) return [];
   const { rows: inserted } = await tx.query<{ id: string; content_hash: string; user_id: string | null }>(
     `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
        event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
      SELECT kind, content, content_hash, to_tsvector('simple', fts_doc), v::vector, $2, $3, importance, confidence,
        event_time, time_precision, occurred_at, occurred_at, subject_entity_id, dataset, user_id, agent_id, session_id, version, $4,
-       (SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id IN (SELECT jsonb_array_elements_text(x.src)::uuid) AND e.ttl IS NOT NULL)
+       coalesce((SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id IN (SELECT jsonb_array_elements_text(x.src)::uuid) AND e.ttl IS NOT NULL),
+                occurred_at + ($5::jsonb ->> kind)::interval)
      FROM jsonb_to_recordset($1::jsonb) AS x(i int, kind text, content text, content_hash text, fts_doc text, v text, importance smallint,
           confidence real, event_time timestamptz, time_precision text, occurred_at timestamptz, subject_entity_id uuid, dataset text,
           user_id text, agent_id text, session_id text, version int, src jsonb)
      ORDER BY i
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id, content_hash, user_id`,
-    [JSON.stringify(rows.map((m, i) => ({ ...m, i, v: toVectorSql(m.vector), vector: undefined, src: m.source_event_ids }))), model, dims, runId],
+    [JSON.stringify(rows.map((m, i) => ({ ...m, i, v: toVectorSql(m.vector), vector: undefined, src: m.source_event_ids }))), model, dims, runId, ttlJson(ttlDefaults)],
   );
   const key = (userId: string | null, hash: string) => `${userId ?? ''}\u0000${hash}`;
   const ids = new Map(inserted.map((r) => [key(r.user_id, r.content_hash), r.id]));
@@ -131,6 +144,21 @@ export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model:
     const id = ids.get(k);
     return id !== undefined ? { id, inserted: true } : { id: existing.get(k) as string, inserted: false };
   });
+}
+
+/**
+ * Which of `ids` are still active memories of the user scope, with their versions. A reconcile
+ * decision made outside the write transaction (by a model) re-checks its target here, inside it:
+ * a target superseded or forgotten meanwhile sends the unit back to the rules. Takes no lock: the
+ * supersede that follows is guarded by `status = 'active'` itself.
+ */
+export async function activeMemoryVersions(tx: Queryable, scope: { userId: string | null }, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await tx.query<{ id: string; version: number }>(
+    `SELECT id, version FROM memories WHERE id = ANY($1::uuid[]) AND status = 'active' AND user_id IS NOT DISTINCT FROM $2`,
+    [ids, scope.userId],
+  );
+  return new Map(rows.map((r) => [r.id, r.version]));
 }
 
 /** CONFIRM: more evidence; confidence only grows. */

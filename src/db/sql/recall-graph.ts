@@ -72,9 +72,11 @@ export async function recordRecall(tx: Queryable, r: { query: string; params: un
 /** Access signals, batched off the response path: counts and last access of returned memories. */
 export async function recordAccess(tx: Queryable, counts: Map<string, number>): Promise<void> {
   if (counts.size === 0) return;
+  // Only memories that still exist (one may have been forgotten since it was returned).
   await tx.query(
-    `UPDATE memories m SET access_count = m.access_count + x.n, last_accessed_at = now()
-     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, n int) WHERE m.id = x.id`,
-    [JSON.stringify([...counts].map(([id, n]) => ({ id, n })))],
+    `INSERT INTO memory_signals (memory_id, access_count, last_accessed_at)
+     SELECT m.id, x.n, now() FROM unnest($1::uuid[], $2::int[]) AS x(id, n) JOIN memories m ON m.id = x.id
+     ON CONFLICT (memory_id) DO UPDATE SET access_count = memory_signals.access_count + excluded.access_count, last_accessed_at = excluded.last_accessed_at`,
+    [[...counts.keys()], [...counts.values()]],
   );
 }
