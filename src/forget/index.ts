@@ -1,8 +1,8 @@
 import { withTenant, type Tx } from '../db/pool.js';
 import {
   clearDescriptions, deleteEdges, deleteEntities, deleteEvents, deleteMemories, deleteRelations, deleteUserRecalls,
-  entitiesDescribedBy, liveExtractKeys, lockMemory, purgeEmbeddingCache, purgeLlmCache, scopeEvents, staleDescriptions,
-  supportedBy, withoutProvenance, type ScopeKey,
+  entitiesDescribedBy, feedbackEventsQuoting, liveExtractKeys, lockMemory, purgeEmbeddingCache, purgeLlmCache, scopeEvents, staleDescriptions,
+  supportedBy, withoutProvenance, type ScopeEvents, type ScopeKey,
 } from '../db/sql/forget.js';
 import type { Deps } from '../deps.js';
 import { contentHash, ftsDocument } from '../domain/text.js';
@@ -20,7 +20,8 @@ interface TxOutcome {
 
 /**
  * Forgets one scope of a tenant for good, following provenance, in ONE transaction: the scope's
- * events go with their chunks and vectors and their provenance rows; every memory, entity, edge
+ * events, and the `feedback` events that quote what they gave a recall, go with their chunks and
+ * vectors and their provenance rows; every memory, entity, edge
  * and relation they supported and nothing else supports goes too; shared objects keep only their
  * other provenance (see forgetInTx for what is recomputed on them). Then, after the commit,
  * queued jobs for those events are removed. Idempotent: a second call finds no event and answers
@@ -46,9 +47,16 @@ function scopeEntry(scope: ForgetScope): [ScopeKey, string] {
 async function forgetInTx(tx: Tx, key: ScopeKey, value: string): Promise<TxOutcome> {
   const removed = zeroCounts();
   const updated = { memories_reactivated: 0, entity_descriptions_cleared: 0 };
+  const events = await scopeEvents(tx, key, value);
+  // A feedback event quotes what its recall returned: when that came from forgotten events, the
+  // quote goes with them (and so, in turn, does a feedback event quoting it). Found before the
+  // user's recalls go, since their feedback rows lead to those events.
+  for (let quoting = await feedbackEventsQuoting(tx, events.ids); quoting.ids.length > 0; quoting = await feedbackEventsQuoting(tx, events.ids)) {
+    removed.feedback_events += quoting.ids.length;
+    mergeScopeEvents(events, quoting);
+  }
   // A forgotten user's questions to recall are that user's data too.
   if (key === 'user_id') removed.recalls = await deleteUserRecalls(tx, value);
-  const events = await scopeEvents(tx, key, value);
   if (events.ids.length === 0) {
     return { result: { nothing_to_forget: removed.recalls === 0, removed, updated }, eventIds: [], deadKeys: [] };
   }
@@ -88,6 +96,13 @@ async function forgetInTx(tx: Tx, key: ScopeKey, value: string): Promise<TxOutco
     eventIds: events.ids,
     deadKeys: events.extractKeys.filter((k) => !live.has(k)),
   };
+}
+
+function mergeScopeEvents(into: ScopeEvents, more: ScopeEvents): void {
+  into.ids.push(...more.ids);
+  into.extractKeys = [...new Set([...into.extractKeys, ...more.extractKeys])];
+  const times = [into.minReceivedAt, more.minReceivedAt].filter((t): t is Date => t !== null).map((t) => t.getTime());
+  into.minReceivedAt = times.length > 0 ? new Date(Math.min(...times)) : null;
 }
 
 export interface ForgetMemoryResult {

@@ -34,6 +34,11 @@ export interface ForgetCounts {
   llm_cache: number;
   /** Recall log entries of a forgotten user (user scope only). */
   recalls: number;
+  /**
+   * `feedback` events removed because they quoted what the forgotten events gave a recall
+   * (already counted in `events`; see feedbackEventsQuoting).
+   */
+  feedback_events: number;
 }
 
 export interface ForgetResult {
@@ -50,5 +55,5 @@ export interface ForgetResult {
 }
 
 export function zeroCounts(): ForgetCounts {
-  return { events: 0, chunks: 0, memories: 0, entities: 0, edges: 0, relations: 0, provenance: 0, vectors: 0, cached_vectors: 0, llm_cache: 0, recalls: 0 };
+  return { events: 0, chunks: 0, memories: 0, entities: 0, edges: 0, relations: 0, provenance: 0, vectors: 0, cached_vectors: 0, llm_cache: 0, recalls: 0, feedback_events: 0 };
 }

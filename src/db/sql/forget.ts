@@ -25,12 +25,38 @@ export async function scopeEvents(tx: Queryable, key: ScopeKey, value: string): 
     `SELECT id, extract_key, received_at FROM events WHERE ${SCOPE_COLUMN[key]} = $1 ORDER BY seq FOR UPDATE`,
     [value],
   );
+  return toScopeEvents(rows);
+}
+
+function toScopeEvents(rows: Array<{ id: string; extract_key: string | null; received_at: Date }>): ScopeEvents {
   const times = rows.map((r) => r.received_at.getTime());
   return {
     ids: rows.map((r) => r.id),
     extractKeys: [...new Set(rows.map((r) => r.extract_key).filter((k): k is string => k !== null))],
     minReceivedAt: times.length > 0 ? new Date(Math.min(...times)) : null,
   };
+}
+
+/**
+ * The `feedback` events that quote these events: a positive feedback's event is the recall's
+ * question plus the text of what it returned (src/memories/feedback.ts), so when a returned memory
+ * has provenance from one of `eventIds`, or a returned chunk belongs to one, that event carries
+ * their words and is forgotten with them. Conservative: one quoted result suffices, even when
+ * another event also supports that memory. Locked like scopeEvents; `eventIds` themselves are
+ * excluded. Call before the events are deleted (their chunks and provenance go by cascade).
+ */
+export async function feedbackEventsQuoting(tx: Queryable, eventIds: string[]): Promise<ScopeEvents> {
+  const { rows } = await tx.query<{ id: string; extract_key: string | null; received_at: Date }>(
+    `SELECT ev.id, ev.extract_key, ev.received_at FROM events ev
+     WHERE NOT ev.id = ANY($1::uuid[]) AND ev.id IN (
+       SELECT f.event_id FROM feedback f JOIN recall_log r ON r.id = f.recall_id
+       WHERE f.event_id IS NOT NULL
+         AND (EXISTS (SELECT 1 FROM provenance p WHERE p.object_type = 'memory' AND p.object_id = ANY(r.result_ids) AND p.event_id = ANY($1::uuid[]))
+           OR EXISTS (SELECT 1 FROM chunks c WHERE c.id = ANY(r.result_ids) AND c.event_id = ANY($1::uuid[]))))
+     ORDER BY ev.seq FOR UPDATE`,
+    [eventIds],
+  );
+  return toScopeEvents(rows);
 }
 
 export interface ObjectIds {
