@@ -22,7 +22,7 @@ const REST = EVENTS.slice(20);
 /**
  * SIGKILL while an extraction call is in flight (other events still on their way through triage,
  * chunking and embedding), then a restart: the rows must be exactly those of an uninterrupted run.
- * The killed pass's claim on its events expires after its lease (2 × LLM_TIMEOUT_MS + 60 s), so the
+ * The killed pass's claim on its events expires after its lease (4 × LLM_TIMEOUT_MS + 60 s), so the
  * model timeout is short here. The extraction model answers per message, so rows do not depend on
  * how events are grouped into passes.
  */
