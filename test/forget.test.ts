@@ -10,6 +10,7 @@ import { contentHash, ftsDocument, normalizeText } from '../src/domain/text.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { forgetCommand } from '../apps/cli/commands/forget.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
+import { SEED_DOCUMENT, expectEntitiesSupportedOnlyBy, seedSession } from './support/seed.js';
 
 let m: TestMemloom;
 beforeAll(async () => {
@@ -57,17 +58,8 @@ const del = async (id: string) => {
   return { status: res.status, body: (await res.json()) as any };
 };
 
-const DOCUMENT = [
-  'Architecture notes for the memory service.',
-  'We decided to use PostgreSQL with pgvector as the storage for long-term memory. Redis holds the job queues of BullMQ.',
-  'PostgreSQL runs the hybrid search: vector similarity with HNSW indexes plus full-text search.',
-].join('\n\n');
-
-const SESSION = [
-  'We decided to use PostgreSQL for the billing service as well.',
-  'I prefer Grafana dashboards for watching PostgreSQL.',
-  'Next week we will upgrade Redis on the staging cluster.',
-].map((content) => ({ session_id: 'forget-s1', user_id: 'alice', role: 'user', content, metadata: { speaker: 'Alice' } }));
+const DOCUMENT = SEED_DOCUMENT;
+const SESSION = seedSession('forget-s1', 'alice');
 
 describe('forget', () => {
   it('forgets a session: every count returns to its value before it, shared entities stay, recall no longer finds it', async () => {
@@ -104,13 +96,7 @@ describe('forget', () => {
 
     expect(await counts()).toEqual(before);
     expect(await derivedIds()).toEqual(idsBefore);
-    const sharedNow = await sql<{ id: string; event_ids: string[] }>(
-      `SELECT e.id, array_agg(p.event_id) AS event_ids FROM entities e JOIN provenance p ON p.object_type = 'entity' AND p.object_id = e.id
-       WHERE e.id = ANY($1::uuid[]) GROUP BY e.id`,
-      [shared.map((e) => e.id)],
-    );
-    expect(sharedNow.map((e) => e.id).sort()).toEqual(shared.map((e) => e.id).sort());
-    for (const e of sharedNow) expect(e.event_ids).toEqual([docId]);
+    await expectEntitiesSupportedOnlyBy(sql, shared.map((e) => e.id), docId as string);
     for (const mode of ['memories', 'chunks', 'graph', 'auto']) {
       for (const query of ['billing service PostgreSQL', 'Grafana dashboards', 'upgrade Redis staging']) {
         expect(await fromSession({ query, mode })).toEqual([]);

@@ -11,6 +11,7 @@ import { runDoctor } from '../src/doctor.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { duplicateGroups, NO_DUPLICATES } from './support/pipeline.js';
+import { SEED_DOCUMENT, expectEntitiesSupportedOnlyBy, seedSession } from './support/seed.js';
 
 let m: TestMemloom;
 beforeAll(async () => {
@@ -21,17 +22,8 @@ afterAll(async () => m?.close());
 const USER = 'seed-alice';
 const SESSION_ID = 'seed-s1';
 
-const DOCUMENT = [
-  'Architecture notes for the memory service.',
-  'We decided to use PostgreSQL with pgvector as the storage for long-term memory. Redis holds the job queues of BullMQ.',
-  'PostgreSQL runs the hybrid search: vector similarity with HNSW indexes plus full-text search.',
-].join('\n\n');
-
-const SESSION = [
-  'We decided to use PostgreSQL for the billing service as well.',
-  'I prefer Grafana dashboards for watching PostgreSQL.',
-  'Next week we will upgrade Redis on the staging cluster.',
-].map((content) => ({ session_id: SESSION_ID, user_id: USER, role: 'user', content, metadata: { speaker: 'Alice' } }));
+const DOCUMENT = SEED_DOCUMENT;
+const SESSION = seedSession(SESSION_ID, USER);
 
 /** Words only the session says (the document says none of them): any trace of the session shows one. */
 const SESSION_WORDS = /billing|grafana|staging/i;
@@ -206,13 +198,7 @@ describe('seed scenario: ingest, improve, forget', () => {
     });
 
     expect(await snapshot()).toEqual(A);
-    const sharedNow = await sql<{ id: string; event_ids: string[] }>(
-      `SELECT e.id, array_agg(p.event_id) AS event_ids FROM entities e JOIN provenance p ON p.object_type = 'entity' AND p.object_id = e.id
-       WHERE e.id = ANY($1::uuid[]) GROUP BY e.id`,
-      [shared.map((e) => e.id)],
-    );
-    expect(sharedNow.map((e) => e.id).sort()).toEqual(shared.map((e) => e.id).sort());
-    for (const e of sharedNow) expect(e.event_ids).toEqual([docId]);
+    await expectEntitiesSupportedOnlyBy(sql, shared.map((e) => e.id), docId);
     // The stored feedback stays (it is the user's rating) but no longer points at an event.
     expect(await sql('SELECT event_id FROM feedback WHERE recall_id = $1', [recallId])).toEqual([{ event_id: null }]);
     await expectNoViolations();
