@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
+import { MAINTENANCE_TASKS } from '../src/queue/scheduler.js';
 import { reconcileEvents } from '../workers/maintenance/reconcile.js';
 import { postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { freePort } from './support/process.js';
@@ -100,6 +101,44 @@ describe('queue down: events are stored, then the reconciler queues each exactly
     expect((await reconcileEvents(m.deps, 60_000)).requeued).toBe(0);
     expect((await reconcileEvents(m.deps, 0)).requeued).toBe(1);
     expect((await m.deps.queues.get('triage').getJob(r.body.ids[0]))?.id).toBe(r.body.ids[0]);
+  });
+});
+
+describe('scheduler: a Redis restarted without persistence gets the job schedulers back', () => {
+  let redis: OwnRedis;
+  let m: TestMemloom;
+  beforeAll(async () => {
+    redis = new OwnRedis(await freePort());
+    await redis.start();
+    m = await startTestMemloom({
+      env: { REDIS_URL: `redis://127.0.0.1:${redis.port}`, SCHEDULER_REFRESH_MS: '300', RECONCILE_INTERVAL_MS: '500' },
+      roles: { api: false, workers: ['maintenance'], scheduler: true },
+    });
+  });
+  afterAll(async () => {
+    await redis?.start().catch(() => undefined);
+    await m?.close();
+    await redis?.stop();
+  });
+
+  const schedulerKeys = async () => (await m.deps.queues.get('maintenance').getJobSchedulers()).map((s) => s.key).sort();
+  const ALL = MAINTENANCE_TASKS.map((t) => `maintenance-${t}`).sort();
+
+  it('registers every maintenance schedule again, and the reconciler runs without a memloom restart', async () => {
+    expect(await schedulerKeys()).toEqual(ALL);
+    await redis.stop();
+    await redis.start(); // empty: started with --save '' --appendonly no
+    await waitFor(async () => JSON.stringify(await schedulerKeys()) === JSON.stringify(ALL), { timeoutMs: 60_000, what: 'the job schedulers to be registered again' });
+
+    // An event committed but never queued (as after a crash between commit and enqueue), older
+    // than the reconciler's grace period: only a scheduled reconcile tick can queue it now.
+    const [id] = await withTenant(m.deps.db, 'default', async (tx) =>
+      (await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash, received_at) VALUES ('after-restart', 'lost', 'h', now() - interval '1 minute') RETURNING id`)).rows.map((r) => r.id),
+    );
+    const triage = m.deps.queues.get('triage');
+    await waitFor(async () => (await triage.getJob(id as string))?.id === id, { timeoutMs: 60_000, what: 'the reconciler to queue the event' });
+    // a refresh keeps each scheduler as it is: one scheduler per task, never a second one
+    expect(await schedulerKeys()).toEqual(ALL);
   });
 });
 
