@@ -58,6 +58,8 @@ describe.each([{ redis: true }, { redis: false }])('token budgets across two wor
     // would mean the processes raced past the budget.
     const BUDGET = 4000;
     const WINDOW = 3000;
+    /** Upper bound on the time from the gate's admission to the stub receiving the request. */
+    const ADMISSION_SLACK_MS = 150;
     const SESSIONS = 12;
     external = await startSharedPglite(384);
     home = await mkdtemp(path.join(os.tmpdir(), 'memloom-budget-'));
@@ -101,7 +103,13 @@ describe.each([{ redis: true }, { redis: false }])('token budgets across two wor
     for (const list of byWindow.values()) {
       expect(list.reduce((s, c) => s + stubUsage(c, EMPTY), 0)).toBeLessThanOrEqual(BUDGET);
       const sorted = list.sort((a, b) => a.at - b.at);
-      for (let i = 1; i < sorted.length; i++) expect((sorted[i] as RecordedCall).at - (sorted[i - 1] as RecordedCall).at).toBeGreaterThanOrEqual(LATENCY - 5);
+      for (let i = 1; i < sorted.length; i++) {
+        const earlier = sorted[i - 1] as RecordedCall;
+        // A call that reached the stub just after a window began may have been admitted just
+        // before it, in the previous window: it does not share this window's budget.
+        if (earlier.at % WINDOW < ADMISSION_SLACK_MS) continue;
+        expect((sorted[i] as RecordedCall).at - earlier.at).toBeGreaterThanOrEqual(LATENCY - 5);
+      }
     }
     // The work needed several windows, so jobs really waited for the window to roll.
     expect(byWindow.size).toBeGreaterThanOrEqual(3);

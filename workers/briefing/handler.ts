@@ -25,8 +25,9 @@ export const briefing = defineStage({
       rows.map((r) => ({ id: r.id, kind: r.kind, content: r.content, importance: r.importance, isCrystal: r.is_crystal, at: r.at, accessCount: r.access_count })),
       { userId, maxTokens: deps.config.BRIEFING_MAX_TOKENS, now: new Date() },
     );
-    await withTenant(deps.db, tenantId, (tx) => saveBriefing(tx, userId, digest?.markdown ?? null, digest?.tokens ?? null));
+    // The file first: once the API serves a digest, its file holds the same text.
     const file = await writeWorkingMemoryFile(deps.config.MEMLOOM_HOME, tenantId, userId, digest?.markdown ?? null);
+    await withTenant(deps.db, tenantId, (tx) => saveBriefing(tx, userId, digest?.markdown ?? null, digest?.tokens ?? null));
     return { items: digest?.itemIds.length ?? 0, tokens: digest?.tokens ?? 0, file };
   },
 });
