@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
 import { insertMemory, supersedeMemory } from '../src/db/sql/memories-write.js';
 import { EXACT_SCAN_MAX, vectorSearch } from '../src/db/sql/recall.js';
+import { cosine } from '../src/domain/reconcile.js';
 import { startRun } from '../src/db/sql/runs.js';
 import { contentHash, ftsDocument } from '../src/domain/text.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
@@ -119,11 +120,6 @@ describe('recall', () => {
     }));
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.length).toBeLessThanOrEqual(EXACT_SCAN_MAX);
-    const cosine = (a: number[], b: number[]) => {
-      let dot = 0, na = 0, nb = 0;
-      for (let i = 0; i < a.length; i++) { dot += a[i]! * b[i]!; na += a[i]! ** 2; nb += b[i]! ** 2; }
-      return dot / Math.sqrt(na * nb);
-    };
     const expected = rows.map((r) => ({ id: r.id, score: cosine(q, JSON.parse(r.v) as number[]) })).sort((a, b) => b.score - a.score).slice(0, 3);
     expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id));
     hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));

@@ -4,7 +4,7 @@
  * which memories are crystals. The plan is a fixed point: applying it and planning again yields an
  * empty plan, so a second dream in a row changes nothing.
  */
-import type { ReconcileThresholds } from './reconcile.js';
+import { cosine, type ReconcileThresholds } from './reconcile.js';
 import { normalizeText } from './text.js';
 
 export interface DreamMemory {
@@ -68,21 +68,6 @@ export function negated(text: string): boolean {
 /** Text identity looser than the content hash: punctuation and symbols do not make a new statement. */
 export function looseKey(text: string): string {
   return normalizeText(text).replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/gu, ' ').trim();
-}
-
-export function cosine(a: readonly number[], b: readonly number[]): number {
-  if (a.length !== b.length || a.length === 0) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
 /** Survivor order: the most confirmed first, then the oldest, then the id (deterministic). */

@@ -85,3 +85,19 @@ export function thresholdsFor(model: string): EmbedderThresholds {
   if (model === 'local-use-lite') return { same: 0.93, related: 0.7, consider: 0.5 };
   return { same: 0.95, related: 0.8, consider: 0.6 };
 }
+
+/** Cosine similarity of two vectors (0 for empty, mismatched or zero vectors). */
+export function cosine(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length || a.length === 0) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}

@@ -1,5 +1,5 @@
 import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
-import { decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
+import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
 import { TARGETED_ACTIONS, type ReconcileAction } from '../../src/providers/llm/types.js';
 import type { PreparedMemory } from './prepare.js';
 
@@ -32,20 +32,6 @@ export interface PlannedMemory {
   target: { id: string; version: number } | { pass: number } | undefined;
   /** Version of the row to insert (insert actions only). */
   version: number;
-}
-
-function cosine(a: readonly number[], b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
 /**
