@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import { toVectorSql } from './vector.js';
+import { MAX_VECTORS_PER_STATEMENT, vectorList } from './vector.js';
 
 export interface EventToChunk {
   id: string;
@@ -89,11 +89,15 @@ export async function chunksWithoutVectors(tx: Queryable, eventIds: string[]): P
 
 /** Writes vectors (only where still missing: a concurrent replay cannot overwrite or double). */
 export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.query(
-    `UPDATE chunks c SET embedding = v.embedding::vector, embedding_model = $2, embedding_dims = $3
-     FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, embedding text)
-     WHERE c.id = v.id AND c.embedding IS NULL`,
-    [JSON.stringify(rows.map((r) => ({ id: r.id, embedding: toVectorSql(r.vector) }))), model, dims],
-  );
+  for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT) {
+    const slice = rows.slice(i, i + MAX_VECTORS_PER_STATEMENT);
+    const params: unknown[] = [slice.map((r) => r.id), model, dims];
+    const vectors = vectorList(params, slice.map((r) => r.vector));
+    await tx.query(
+      `UPDATE chunks c SET embedding = v.embedding, embedding_model = $2, embedding_dims = $3
+       FROM unnest($1::uuid[], ${vectors}) AS v(id, embedding)
+       WHERE c.id = v.id AND c.embedding IS NULL`,
+      params,
+    );
+  }
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import { toVectorSql } from './vector.js';
+import { vectorParam } from './vector.js';
 
 export interface MemoryHead {
   id: string;
@@ -52,7 +52,7 @@ export async function insertCorrectedVersion(tx: Queryable, oldId: string, v: Co
      FROM memories o WHERE o.id = $1
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id`,
-    [oldId, v.kind, v.content, v.content_hash, v.fts_doc, toVectorSql(v.vector), embedder.model, embedder.dims, v.importance, runId],
+    [oldId, v.kind, v.content, v.content_hash, v.fts_doc, vectorParam(v.vector), embedder.model, embedder.dims, v.importance, runId],
   );
   const created = rows[0];
   if (!created) {

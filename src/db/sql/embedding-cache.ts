@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import { fromVectorSql, toVectorSql } from './vector.js';
+import { MAX_VECTORS_PER_STATEMENT, fromVectorSql, vectorList } from './vector.js';
 
 /** Cached vectors by (model, sha256 of text) for the current tenant. */
 export async function getCachedVectors(tx: Queryable, model: string, hashes: string[]): Promise<Map<string, number[]>> {
@@ -13,11 +13,15 @@ export async function getCachedVectors(tx: Queryable, model: string, hashes: str
 
 /** Stores vectors; idempotent (a concurrent writer of the same text wins, same vector anyway). */
 export async function putCachedVectors(tx: Queryable, model: string, entries: Array<{ hash: string; vector: number[] }>): Promise<void> {
-  if (entries.length === 0) return;
-  await tx.query(
-    `INSERT INTO embedding_cache (model, text_hash, dims, embedding)
-     SELECT $1, h, $2, e::vector FROM jsonb_to_recordset($3::jsonb) AS x(h text, e text)
-     ON CONFLICT DO NOTHING`,
-    [model, entries[0]?.vector.length ?? 0, JSON.stringify(entries.map((e) => ({ h: e.hash, e: toVectorSql(e.vector) })))],
-  );
+  for (let i = 0; i < entries.length; i += MAX_VECTORS_PER_STATEMENT) {
+    const slice = entries.slice(i, i + MAX_VECTORS_PER_STATEMENT);
+    const params: unknown[] = [model, slice[0]?.vector.length ?? 0, slice.map((e) => e.hash)];
+    const vectors = vectorList(params, slice.map((e) => e.vector));
+    await tx.query(
+      `INSERT INTO embedding_cache (model, text_hash, dims, embedding)
+       SELECT $1, h, $2, e FROM unnest($3::text[], ${vectors}) AS x(h, e)
+       ON CONFLICT DO NOTHING`,
+      params,
+    );
+  }
 }

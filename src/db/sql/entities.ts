@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import { toVectorSql } from './vector.js';
+import { vectorList } from './vector.js';
 
 export interface EntityInput {
   name: string;
@@ -31,28 +31,33 @@ export async function resolveEntities(tx: Queryable, inputs: EntityInput[], mode
   const ids: Array<string | undefined> = inputs.map((i) => byName.find((r) => r.normalized_name === i.normalized && r.type === i.type)?.id ?? byName.find((r) => r.normalized_name === i.normalized)?.id);
   const unresolved = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
   if (unresolved.length > 0) {
+    const params: unknown[] = [unresolved.map(({ i }) => i), model, threshold, unresolved.map(({ inp }) => inp.type)];
+    const vectors = vectorList(params, unresolved.map(({ inp }) => inp.vector));
     const { rows: similar } = await tx.query<{ i: number; id: string; sim: number }>(
-      // Query vectors parsed once (MATERIALIZED): a cast inside ORDER BY re-parses the text per entity row.
-      `WITH q AS MATERIALIZED (SELECT i, v::vector(${dims}) AS v, type FROM jsonb_to_recordset($1::jsonb) AS x(i int, v text, type text))
+      // Query vectors cast once (MATERIALIZED), not per entity row compared.
+      `WITH q AS MATERIALIZED (SELECT i, v::vector(${dims}) AS v, type FROM unnest($1::int[], $4::text[], ${vectors}) AS x(i, type, v))
        SELECT q.i, n.id, n.sim FROM q
        CROSS JOIN LATERAL (
          SELECT e.id, 1 - (e.embedding::vector(${dims}) <=> q.v) AS sim FROM entities e
          WHERE e.type = q.type AND e.embedding_dims = ${dims} AND e.embedding_model = $2
          ORDER BY e.embedding::vector(${dims}) <=> q.v LIMIT 1) n
        WHERE n.sim >= $3`,
-      [JSON.stringify(unresolved.map(({ inp, i }) => ({ i, v: toVectorSql(inp.vector), type: inp.type }))), model, threshold],
+      params,
     );
     for (const s of similar) ids[s.i] = s.id;
   }
   const toInsert = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
   if (toInsert.length > 0) {
+    const params: unknown[] = [JSON.stringify(toInsert.map(({ inp }, i) => ({ i, name: inp.name, normalized: inp.normalized, type: inp.type, description: inp.description, fts_doc: inp.ftsDoc }))), model, dims];
+    const vectors = vectorList(params, toInsert.map(({ inp }) => inp.vector));
     const { rows: inserted } = await tx.query<{ id: string; normalized_name: string; type: string }>(
       `INSERT INTO entities (name, normalized_name, type, description, fts, embedding, embedding_model, embedding_dims)
-       SELECT name, normalized, type, description, to_tsvector('simple', fts_doc), v::vector, $2, $3
-       FROM jsonb_to_recordset($1::jsonb) AS x(name text, normalized text, type text, description text, fts_doc text, v text)
+       SELECT name, normalized, type, description, to_tsvector('simple', fts_doc), vv.v, $2, $3
+       FROM jsonb_to_recordset($1::jsonb) AS x(i int, name text, normalized text, type text, description text, fts_doc text)
+       JOIN unnest(${vectors}) WITH ORDINALITY AS vv(v, n) ON vv.n = x.i + 1
        ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE SET updated_at = now()
        RETURNING id, normalized_name, type`,
-      [JSON.stringify(toInsert.map(({ inp }) => ({ name: inp.name, normalized: inp.normalized, type: inp.type, description: inp.description, fts_doc: inp.ftsDoc, v: toVectorSql(inp.vector) }))), model, dims],
+      params,
     );
     for (const { inp, i } of toInsert) ids[i] = inserted.find((r) => r.normalized_name === inp.normalized && r.type === inp.type)?.id;
   }

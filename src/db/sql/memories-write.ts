@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import { toVectorSql } from './vector.js';
+import { MAX_VECTORS_PER_STATEMENT, vectorList, vectorParam } from './vector.js';
 
 export interface MemoryNeighbour {
   id: string;
@@ -22,7 +22,7 @@ export async function nearestMemories(tx: Queryable, scope: { userId: string | n
      UNION
      (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1.0 FROM memories
       WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = $4)`,
-    [scope.userId, toVectorSql(vector), limit, hash],
+    [scope.userId, vectorParam(vector), limit, hash],
   );
   return rows;
 }
@@ -33,10 +33,11 @@ export async function nearestMemories(tx: Queryable, scope: { userId: string | n
  */
 export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: string | null }, queries: Array<{ vector: number[]; hash: string }>, dims: number, limit: number): Promise<MemoryNeighbour[][]> {
   if (queries.length === 0) return [];
+  const params: unknown[] = [scope.userId, queries.map((q) => q.hash), limit];
+  const vectors = vectorList(params, queries.map((q) => q.vector));
   const { rows } = await tx.query<MemoryNeighbour & { i: number }>(
-    // The vectors are parsed once, in the CTE: cast inside the ORDER BY, a text vector would be
-    // parsed again for every row compared.
-    `WITH q AS MATERIALIZED (SELECT i, v::vector(${dims}) AS v, h FROM jsonb_to_recordset($2::jsonb) AS x(i int, v text, h text))
+    // Evaluated once, in the CTE (the cast to the index's dimensions too), not per row compared.
+    `WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n))
      SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
        (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
         FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND user_id IS NOT DISTINCT FROM $1
@@ -44,7 +45,7 @@ export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: strin
        UNION
        (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1.0 FROM memories
         WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = q.h)) n`,
-    [scope.userId, JSON.stringify(queries.map((q, i) => ({ i, v: toVectorSql(q.vector), h: q.hash }))), limit],
+    params,
   );
   const out: MemoryNeighbour[][] = queries.map(() => []);
   for (const { i, ...n } of rows) out[i]?.push(n);
@@ -93,7 +94,7 @@ export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string
                 $12::timestamptz + ($21::jsonb ->> $1::text)::interval))
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id`,
-    [m.kind, m.content, m.content_hash, m.fts_doc, toVectorSql(m.vector), model, dims, m.importance, m.confidence, m.event_time, m.time_precision,
+    [m.kind, m.content, m.content_hash, m.fts_doc, vectorParam(m.vector), model, dims, m.importance, m.confidence, m.event_time, m.time_precision,
       m.occurred_at, m.subject_entity_id, m.dataset, m.user_id, m.agent_id, m.session_id, m.version, runId, m.source_event_ids, ttlJson(ttlDefaults)],
   );
   if (rows[0]) return { id: rows[0].id, inserted: true };
@@ -111,20 +112,28 @@ export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string
  */
 export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model: string, dims: number, runId: string, ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS): Promise<Array<{ id: string; inserted: boolean }>> {
   if (rows.length === 0) return [];
+  if (rows.length > MAX_VECTORS_PER_STATEMENT) {
+    const out: Array<{ id: string; inserted: boolean }> = [];
+    for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT) out.push(...(await insertMemories(tx, rows.slice(i, i + MAX_VECTORS_PER_STATEMENT), model, dims, runId, ttlDefaults)));
+    return out;
+  }
+  const params: unknown[] = [JSON.stringify(rows.map((m, i) => ({ ...m, i, vector: undefined, src: m.source_event_ids }))), model, dims, runId, ttlJson(ttlDefaults)];
+  const vectors = vectorList(params, rows.map((m) => m.vector));
   const { rows: inserted } = await tx.query<{ id: string; content_hash: string; user_id: string | null }>(
     `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
        event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
-     SELECT kind, content, content_hash, to_tsvector('simple', fts_doc), v::vector, $2, $3, importance, confidence,
+     SELECT kind, content, content_hash, to_tsvector('simple', fts_doc), vv.v, $2, $3, importance, confidence,
        event_time, time_precision, occurred_at, occurred_at, subject_entity_id, dataset, user_id, agent_id, session_id, version, $4,
        coalesce((SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id IN (SELECT jsonb_array_elements_text(x.src)::uuid) AND e.ttl IS NOT NULL),
                 occurred_at + ($5::jsonb ->> kind)::interval)
-     FROM jsonb_to_recordset($1::jsonb) AS x(i int, kind text, content text, content_hash text, fts_doc text, v text, importance smallint,
+     FROM jsonb_to_recordset($1::jsonb) AS x(i int, kind text, content text, content_hash text, fts_doc text, importance smallint,
           confidence real, event_time timestamptz, time_precision text, occurred_at timestamptz, subject_entity_id uuid, dataset text,
           user_id text, agent_id text, session_id text, version int, src jsonb)
+     JOIN unnest(${vectors}) WITH ORDINALITY AS vv(v, n) ON vv.n = x.i + 1
      ORDER BY i
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id, content_hash, user_id`,
-    [JSON.stringify(rows.map((m, i) => ({ ...m, i, v: toVectorSql(m.vector), vector: undefined, src: m.source_event_ids }))), model, dims, runId, ttlJson(ttlDefaults)],
+    params,
   );
   const key = (userId: string | null, hash: string) => `${userId ?? ''}\u0000${hash}`;
   const ids = new Map(inserted.map((r) => [key(r.user_id, r.content_hash), r.id]));

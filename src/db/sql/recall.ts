@@ -1,6 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { Params, chunkConditions, memoryConditions, tsqueryOf, where, type RecallScope } from './recall-filters.js';
-import { toVectorSql } from './vector.js';
+import { vectorParam } from './vector.js';
 
 export interface Hit {
   id: string;
@@ -31,7 +31,7 @@ export const EXACT_SCAN_MAX = 5000;
  */
 export async function vectorSearch(tx: Queryable, table: Table, f: RecallScope, vector: number[], dims: number, k: number): Promise<Hit[]> {
   const p = new Params();
-  const q = p.add(toVectorSql(vector));
+  const q = p.add(vectorParam(vector));
   const a = alias(table);
   const c = [`${a}.embedding_dims = ${dims}`, ...conditions(table, f, p)];
   const exact = f.userId !== undefined && (await scopeSize(tx, table, f, dims, EXACT_SCAN_MAX + 1)) <= EXACT_SCAN_MAX;

@@ -6,3 +6,35 @@ export function toVectorSql(v: readonly number[]): string {
 export function fromVectorSql(s: string): number[] {
   return s.slice(1, -1).split(',').map(Number);
 }
+
+/**
+ * A vector as a query parameter in pgvector's binary format (what `vector_recv` reads: int16
+ * dimensions, int16 unused, then float4 big-endian each). node-postgres sends a Buffer parameter
+ * in binary, so the server never parses decimal text: PGlite's WASM build parses a 384-dimension
+ * vector from text in about 1 ms (its strtof goes through software long doubles), which made
+ * parsing the largest single cost of storing chunks and memories. Use as `$n::vector`.
+ */
+export function vectorParam(v: readonly number[]): Buffer {
+  const buf = Buffer.allocUnsafe(4 + 4 * v.length);
+  buf.writeInt16BE(v.length, 0);
+  buf.writeInt16BE(0, 2);
+  for (let i = 0; i < v.length; i++) buf.writeFloatBE(v[i] as number, 4 + 4 * i);
+  return buf;
+}
+
+/** Parameters per statement for vectorList (PostgreSQL allows 65,535 in all). */
+export const MAX_VECTORS_PER_STATEMENT = 5_000;
+
+/**
+ * Many vectors for one statement: appends one binary parameter per vector to `params` and returns
+ * `ARRAY[$a::vector, $b::vector, …]`, to unnest WITH ORDINALITY
+ * (1-based) next to the rows it belongs to. Callers slice their rows to MAX_VECTORS_PER_STATEMENT.
+ */
+export function vectorList(params: unknown[], vectors: ReadonlyArray<readonly number[]>): string {
+  if (vectors.length > MAX_VECTORS_PER_STATEMENT) throw new Error(`vectorList: ${vectors.length} vectors in one statement (at most ${MAX_VECTORS_PER_STATEMENT})`);
+  const refs = vectors.map((v) => {
+    params.push(vectorParam(v));
+    return `$${params.length}::vector`;
+  });
+  return `ARRAY[${refs.join(', ')}]::vector[]`;
+}
