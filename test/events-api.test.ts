@@ -4,7 +4,9 @@ import { withTenant } from '../src/db/pool.js';
 import { EventWriter, toEventRow } from '../src/events/ingest.js';
 import { EventInput } from '../src/events/schema.js';
 import { createLogger } from '../src/logger.js';
+import { triageJobId } from '../src/queue/triage-jobs.js';
 import { postJson, startTestMemloom, type TestMemloom } from './support/memloom.js';
+import { triageJobsHolding } from './support/pipeline.js';
 
 const KEYS = { default: 'key-default', acme: 'key-acme', beta: 'key-beta' } as const;
 const auth = (tenant: keyof typeof KEYS) => ({ authorization: `Bearer ${KEYS[tenant]}` });
@@ -34,7 +36,7 @@ describe('POST /v1/events with API keys, Redis queues', () => {
   });
   afterAll(async () => m?.close());
 
-  it('answers 202 for one event, stores it as received and queues its triage job under the event id', async () => {
+  it('answers 202 for one event, stores it as received and queues one triage job for it', async () => {
     const r = await post({ content: 'we chose PostgreSQL', user_id: 'u-1', metadata: { k: [1, { a: 'b' }] } });
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ accepted: 1, duplicates: 0, ids: [expect.stringMatching(UUID)] });
@@ -42,9 +44,9 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     const [row] = await rows<{ content: string; status: string; user_id: string; metadata: unknown }>(m, 'default', 'SELECT content, status, user_id, metadata FROM events WHERE id = $1', [id]);
     expect(row).toEqual({ content: 'we chose PostgreSQL', status: 'received', user_id: 'u-1', metadata: { k: [1, { a: 'b' }] } });
     await m.deps.dispatcher.flush();
-    const job = await m.deps.queues.get('triage').getJob(id);
-    expect(job?.id).toBe(id);
-    expect(job?.data).toEqual({ tenantId: 'default', eventId: id });
+    const jobs = await triageJobsHolding(m.deps, id);
+    expect(jobs.map((j) => j.data)).toEqual([{ tenantId: 'default', eventIds: [id] }]);
+    expect(jobs[0]?.id).toBe(triageJobId({ tenantId: 'default', eventIds: [id] }));
     const [marked] = await rows<{ enqueued_at: Date | null }>(m, 'default', 'SELECT enqueued_at FROM events WHERE id = $1', [id]);
     expect(marked?.enqueued_at).toBeInstanceOf(Date);
   });
@@ -59,7 +61,10 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     const byId = new Map(stored.map((s) => [s.id, s.content]));
     expect(r.body.ids.map((id: string) => byId.get(id))).toEqual(contents);
     await m.deps.dispatcher.flush();
-    for (const id of r.body.ids) expect((await m.deps.queues.get('triage').getJob(id))?.id).toBe(id);
+    // one job holds the whole batch (the dispatcher coalesces a flush into one job per tenant)
+    const jobs = await triageJobsHolding(m.deps, r.body.ids[0]);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]?.data.eventIds).toEqual(expect.arrayContaining(r.body.ids));
   });
 
   it('stores one event per idempotency key and answers the stored id for duplicates', async () => {
@@ -86,7 +91,7 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     expect(await rows(m, 'acme', `SELECT content FROM events WHERE idem_key = 'shared-key'`)).toEqual([{ content: 'acme says' }]);
     expect(await rows(m, 'beta', `SELECT content FROM events WHERE idem_key = 'shared-key'`)).toEqual([{ content: 'beta says' }]);
     await m.deps.dispatcher.flush();
-    expect((await m.deps.queues.get('triage').getJob(b.body.ids[0]))?.data).toEqual({ tenantId: 'beta', eventId: b.body.ids[0] });
+    expect((await triageJobsHolding(m.deps, b.body.ids[0])).map((j) => j.data)).toEqual([{ tenantId: 'beta', eventIds: [b.body.ids[0]] }]);
   });
 
   it('stores valid edge values (offsets, fractions, long durations, year 9999)', async () => {

@@ -1,11 +1,11 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedDatabase } from '../src/db/embedded.js';
 import type { Db } from '../src/db/pool.js';
+import { triageJobId } from '../src/queue/triage-jobs.js';
 import { postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
-import { duplicateGroups, NO_DUPLICATES, sql, startSharedPglite, waitForOutput } from './support/pipeline.js';
+import { allJobs, duplicateGroups, NO_DUPLICATES, sql, startSharedPglite, triageEventsOf, waitForOutput } from './support/pipeline.js';
 import { spawnMemloom, type MemloomProcess } from './support/process.js';
 
 /**
@@ -198,19 +198,6 @@ function census(expected: Iterable<string>, seen: string[]) {
 }
 const EXACT = { missing: 0, unexpected: 0, doubled: 0, examples: [] };
 
-/** Every triage job the queue holds, in any state (completed ones included). */
-async function triageJobs(queue: Queue): Promise<Job[]> {
-  const jobs: Job[] = [];
-  for (const state of ['completed', 'failed', 'active', 'waiting', 'prioritized', 'delayed', 'waiting-children'] as const) {
-    for (let start = 0; ; start += 1000) {
-      const page = await queue.getJobs([state], start, start + 999, true);
-      jobs.push(...page.filter((j): j is Job => Boolean(j)));
-      if (page.length < 1000) break;
-    }
-  }
-  return jobs;
-}
-
 const progress = async (db: Db) =>
   (await sql<{ events: number; touched: number; pending: number }>(db, `SELECT count(*)::int AS events, count(*) FILTER (WHERE status <> 'received')::int AS touched,
      count(*) FILTER (WHERE status NOT IN ('done', 'skipped', 'failed'))::int AS pending FROM events`))[0] as { events: number; touched: number; pending: number };
@@ -304,18 +291,18 @@ describe.each([
     expect(answeredWrong.slice(0, 3)).toEqual([]);
     expect(answered.size).toBe(mix.filesFrom + range(mix.filesFrom, mix.total).filter((n) => mix.crossChannel(n)).length);
 
-    // Queued exactly once. The triage job id is the event id and completed jobs are kept (up to
-    // 50,000 for a day: DEFAULT_JOB_OPTIONS in src/queue/enqueue.ts), so after the drain the
-    // triage queue must hold one completed job per stored event and no other job: an event never
-    // handed to the queue shows as missing, one queued under any other id as unexpected. (A second
-    // add under the same id while its job exists is, by BullMQ's design, not a second job: that
-    // is what makes the dispatcher and the reconciler safe to overlap.) BullMQ's event stream is
-    // not used: it is capped at ~10,000 entries, fewer than this run produces.
-    const jobs = await triageJobs(triage);
-    expect(census(rows.map((r) => r.id), jobs.map((j) => String(j.id)))).toEqual(EXACT);
+    // Queued exactly once. A triage job holds the events of one dispatcher flush and completed
+    // jobs are kept (up to 50,000 for a day: DEFAULT_JOB_OPTIONS in src/queue/enqueue.ts), so after
+    // the drain the events named by all triage jobs together must be the stored events, each
+    // named once: an event never handed to the queue shows as missing, one queued twice as
+    // doubled. (No API process dies here, so the reconciler has nothing to re-add.) Every job's
+    // id is the one triageJobId gives its payload, so re-adding a batch cannot make a second job.
+    // BullMQ's event stream is not used: it is capped at ~10,000 entries.
+    const jobs = await allJobs(triage);
+    expect(census(rows.map((r) => r.id), jobs.flatMap((j) => triageEventsOf(j.data)))).toEqual(EXACT);
     const states = await triage.getJobCounts();
-    expect(states).toEqual({ ...Object.fromEntries(Object.keys(states).map((s) => [s, 0])), completed: mix.total });
-    expect(jobs.filter((j) => j.data?.eventId !== j.id || j.data?.tenantId !== 'default').length).toBe(0);
+    expect(states).toEqual({ ...Object.fromEntries(Object.keys(states).map((s) => [s, 0])), completed: jobs.length });
+    expect(jobs.filter((j) => j.id !== triageJobId(j.data) || j.data?.tenantId !== 'default').length).toBe(0);
 
     // Processed exactly once: the chunks of every kept event written by one run, contiguous and
     // embedded; none for skipped events; no duplicate rows anywhere; nothing dead-lettered.

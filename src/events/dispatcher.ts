@@ -1,14 +1,15 @@
 import type { Db } from '../db/pool.js';
 import { markEnqueuedStatement, runInOneTransaction, setTenantStatement } from '../db/sql/insert-events.js';
 import type { Logger } from '../logger.js';
-import { jobOptions } from '../queue/enqueue.js';
+import { addJobs, jobOptions } from '../queue/enqueue.js';
 import type { Queues } from '../queue/queues.js';
+import { TRIAGE_BATCH, triageJobs } from '../queue/triage-jobs.js';
 
-const MAX_JOBS_PER_ADD = 500;
+const MAX_JOBS_PER_ADD = TRIAGE_BATCH;
 /**
  * ioredis queues commands while Redis is down (BullMQ needs that for its workers), so an add can
  * wait for as long as the outage lasts; past this the events are left to the reconciler, and a
- * late add is harmless (the job id is the event id).
+ * late add is harmless (the same events give the same job id).
  */
 const ENQUEUE_TIMEOUT_MS = 5_000;
 /**
@@ -34,11 +35,6 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** The triage job id of an event is the event id itself, so an event can never be queued twice. */
-export function triageJobId(eventId: string): string {
-  return eventId;
-}
-
 type ByTenant = Map<string, string[]>;
 
 function add(map: ByTenant, tenantId: string, ids: string[]): void {
@@ -50,8 +46,10 @@ function add(map: ByTenant, tenantId: string, ids: string[]): void {
 /**
  * Hands committed events to the triage queue off the request path: ids from many requests are
  * coalesced into addBulk calls, then marked enqueued. If the queue is down the ids stay unmarked
- * and the reconciler (maintenance task `reconcile`) enqueues them later — nothing is lost, and the
- * job id (= event id) keeps a double enqueue from creating a second job.
+ * and the reconciler (maintenance task `reconcile`) enqueues them later — nothing is lost. Each
+ * flush becomes one triage job per tenant (src/queue/triage-jobs.ts); an event in two jobs (the
+ * reconciler re-adding what the dispatcher added but never marked) is triaged once, by whichever
+ * job claims it first.
  */
 export class Dispatcher {
   readonly #db: Db;
@@ -147,6 +145,7 @@ export class Dispatcher {
   }
 }
 
+/** One triage job per TRIAGE_BATCH events (job cost on the PostgreSQL backend is per job, not per event). */
 export async function enqueueTriage(queues: Queues, tenantId: string, eventIds: string[]): Promise<void> {
-  await queues.get('triage').addBulk(eventIds.map((eventId) => ({ name: 'triage', data: { tenantId, eventId }, opts: jobOptions(triageJobId(eventId)) })));
+  await addJobs(queues, 'triage', triageJobs(tenantId, eventIds).map((j) => ({ data: { ...j.data }, opts: jobOptions(j.jobId) })));
 }

@@ -40,6 +40,29 @@ export async function runStage<I extends object, R>(deps: Deps, stage: Stage<I, 
   return { result, next };
 }
 
+/** Every job the queue holds, in any state (completed ones included). */
+export async function allJobs(queue: Queue): Promise<Job[]> {
+  const jobs: Job[] = [];
+  for (const state of ['completed', 'failed', 'active', 'waiting', 'prioritized', 'delayed', 'waiting-children'] as const) {
+    for (let start = 0; ; start += 1000) {
+      const page = await queue.getJobs([state], start, start + 999, true);
+      jobs.push(...page.filter((j): j is Job => Boolean(j)));
+      if (page.length < 1000) break;
+    }
+  }
+  return jobs;
+}
+
+/** The events a triage job's payload holds (a batch, or one event in jobs queued before batching). */
+export function triageEventsOf(data: { eventId?: string; eventIds?: string[] } | undefined): string[] {
+  return data?.eventIds ?? (data?.eventId ? [data.eventId] : []);
+}
+
+/** The triage jobs (any state) holding `eventId`. */
+export async function triageJobsHolding(deps: Deps, eventId: string): Promise<Job[]> {
+  return (await allJobs(deps.queues.get('triage') as unknown as Queue)).filter((j) => triageEventsOf(j.data).includes(eventId));
+}
+
 /** Stores events as POST /v1/events would, without handing them to the queue. Returns ids in order. */
 export async function ingest(deps: Deps, events: object[], tenant = TENANT): Promise<string[]> {
   const r = await ingestEvents(deps.db, tenant, events, { source: 'http' });
@@ -49,7 +72,8 @@ export async function ingest(deps: Deps, events: object[], tenant = TENANT): Pro
 
 /** Triage, chunk and embed these events by calling the handlers directly (no queue involved). */
 export async function throughEmbed(deps: Deps, eventIds: string[], tenant = TENANT): Promise<void> {
-  for (const eventId of eventIds) await runStage(deps, triage, { tenantId: tenant, eventId });
+  if (eventIds.length === 0) return;
+  await runStage(deps, triage, { tenantId: tenant, eventIds });
   const kept = await sql<{ id: string }>(deps.db, `SELECT id FROM events WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds], tenant);
   if (kept.length === 0) return;
   await runStage(deps, chunk, { tenantId: tenant, eventIds: kept.map((k) => k.id) });

@@ -9,13 +9,14 @@ const BATCH = 1_000;
 
 /**
  * Re-enqueues stored events that never reached the queue (queue down at ingest, crash between
- * commit and enqueue). The triage job id is the event id, so an event whose job does exist is not
- * queued twice; the triage stage itself is replay-safe for the rare event whose job already ran.
+ * commit and enqueue). A batch re-added while its job still exists gets the same job id and is not
+ * queued twice; otherwise triage claims only `received` events, so an event whose job already ran
+ * (the dispatcher's add succeeded, its mark did not) is triaged once all the same.
  */
 export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number }> {
   let requeued = 0;
   for (const tenantId of await listTenants(deps.db)) {
-    // an event the pipeline has moved past `received` had its job run: only the mark is missing
+    // an event the pipeline has moved past `received` was claimed by a job holding it: only the mark is missing
     await withTenant(deps.db, tenantId, (tx) => markProcessedEnqueued(tx));
     for (;;) {
       const todo = await withTenant(deps.db, tenantId, (tx) => findNotEnqueued(tx, graceMs, BATCH));

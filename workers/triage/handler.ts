@@ -1,10 +1,10 @@
 import { withTenant } from '../../src/db/pool.js';
-import { claimReceived, findSessionDuplicates, idsWithStatus, saveTriage, statusOf, type ReceivedEvent, type TriageOutcome } from '../../src/db/sql/triage.js';
+import { claimReceived, findSessionDuplicates, idsWithStatus, saveTriage, type ReceivedEvent, type TriageOutcome } from '../../src/db/sql/triage.js';
 import { extractKeyOf, needsExtraction } from '../../src/domain/routing.js';
 import { heuristicTriage } from '../../src/providers/llm/heuristic/index.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { chunkJob } from '../chunk/schema.js';
-import { TRIAGE_BATCH, TriageInput, triageKey } from './schema.js';
+import { TriageInput, triageEvents, triageKey } from './schema.js';
 
 /**
  * The cheap gate: acknowledgements, empty tool chatter and exact duplicates within a session are
@@ -15,27 +15,24 @@ export const triage = defineStage({
   name: 'triage',
   input: TriageInput,
   key: triageKey,
-  async handle({ tenantId, eventId }, { deps, log }) {
-    const { outcomes, waiting } = await withTenant(deps.db, tenantId, async (tx) => {
-      // Most jobs of a burst find their event triaged by the burst's first job: one lookup, no claim.
-      // (Every received event has its own job, so the others' events are claimed by theirs.)
-      const own = await statusOf(tx, eventId);
-      if (own !== 'received') return { outcomes: [], waiting: own === 'triaged' ? [eventId] : [] };
-      const claimed = await claimReceived(tx, eventId, TRIAGE_BATCH);
+  async handle(input, { deps, log }) {
+    const ids = triageEvents(input);
+    const { outcomes, waiting } = await withTenant(deps.db, input.tenantId, async (tx) => {
+      const claimed = await claimReceived(tx, ids);
       let result: TriageOutcome[] = [];
       if (claimed.length > 0) {
         const duplicates = await findSessionDuplicates(tx, claimed.map((e) => e.id));
         result = claimed.map((e) => verdict(e, duplicates.has(e.id)));
         await saveTriage(tx, result);
       }
-      // Read in the same transaction: one round trip less than a separate read in next().
-      const kept = result.filter((o) => o.keep).map((o) => o.id);
-      return { outcomes: result, waiting: await idsWithStatus(tx, [...new Set([eventId, ...kept])], 'triaged') };
+      // Read in the same transaction: one round trip less than a separate read in next(). Also
+      // covers this job's events triaged by an earlier attempt that committed but did not enqueue.
+      return { outcomes: result, waiting: await idsWithStatus(tx, ids, 'triaged') };
     });
     if (outcomes.length > 0) log.debug({ triaged: outcomes.length, skipped: outcomes.filter((o) => !o.keep).length }, 'triaged events');
-    return { triagedIds: outcomes.filter((o) => o.keep).map((o) => o.id), waiting };
+    return { triagedIds: outcomes.filter((o) => o.keep).map((o) => o.id), skippedIds: outcomes.filter((o) => !o.keep).map((o) => o.id), waiting };
   },
-  // From stored state: this job's event (if still waiting for chunking) plus what it triaged now.
+  // From stored state: this job's events still waiting for chunking (what it triaged now, or before).
   next({ tenantId }, result) {
     return result.waiting.length > 0 ? [chunkJob(tenantId, result.waiting)] : [];
   },

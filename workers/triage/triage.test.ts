@@ -4,6 +4,7 @@ import { CATALOG } from '../catalog.js';
 import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
 import { ingest, runStage, sql, TENANT, waitForDeadLetter, waitForJob } from '../../test/support/pipeline.js';
 import { triage } from './handler.js';
+import { TriageInput } from './schema.js';
 
 interface Row {
   id: string;
@@ -34,8 +35,8 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
       { user_id: 'u1', type: 'document', content: 'Runbook: restart the replica when lag exceeds ten seconds.' },
       { user_id: 'u1', type: 'decision', content: 'Use Redis for the queue.', importance: 9 },
     ]);
-    const { result, next } = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[0] as string });
-    // One job triages the whole burst; the other events' jobs will find nothing left.
+    const { result, next } = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
+    // One job triages the batch of one ingest flush.
     expect(new Set(result.triagedIds)).toEqual(new Set([ids[0], ids[5], ids[6], ids[7]]));
     const r = await rows(ids);
     expect(r.map((x) => [x.status, x.skip_reason])).toEqual([
@@ -62,17 +63,46 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
       { session_id: 'tri-3', content: 'The billing service moves to Kubernetes next quarter.' },
       { session_id: 'tri-3', content: 'thanks!' },
     ]);
-    const first = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[0] as string });
+    const first = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
     const before = await rows(ids);
-    const again = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[0] as string });
-    const otherJob = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[1] as string });
-    expect(again.result.triagedIds).toEqual([]);
-    expect(otherJob.result.triagedIds).toEqual([]);
+    const again = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
+    // the reconciler may queue an event again in another batch, or one by one (jobs from before batching)
+    const otherJob = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: [ids[1] as string] });
+    const oneEventJob = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[1] as string });
+    expect(first.next).toEqual([{ stage: 'chunk', input: { tenantId: TENANT, eventIds: [ids[0]] } }]);
+    expect([again, otherJob, oneEventJob].map((j) => j.result.triagedIds)).toEqual([[], [], []]);
     expect(await rows(ids)).toEqual(before);
     // A retry after the commit still moves the pipeline on (the event is still waiting for chunking)…
     expect(again.next).toEqual(first.next);
     // …and a skipped event never does.
     expect(otherJob.next).toEqual([]);
+    expect(oneEventJob.next).toEqual([]);
+  });
+
+  it('triages a one-event job queued before batching (payload `eventId`)', async () => {
+    const [id] = await ingest(m.deps, [{ session_id: 'tri-4', content: 'The release train leaves every second Tuesday.' }]);
+    const { result, next } = await runStage(m.deps, triage, { tenantId: TENANT, eventId: id as string });
+    expect(result.triagedIds).toEqual([id]);
+    expect(next).toEqual([{ stage: 'chunk', input: { tenantId: TENANT, eventIds: [id] } }]);
+  });
+
+  it('two jobs holding the same events triage each event once', async () => {
+    const ids = await ingest(m.deps, Array.from({ length: 40 }, (_, i) => ({ session_id: 'tri-5', content: `Overlap fact number ${i} about the deploy window.` })));
+    const [a, b] = await Promise.all([
+      runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids }),
+      runStage(m.deps, triage, { tenantId: TENANT, eventIds: [...ids].reverse() }),
+    ]);
+    const triaged = [...a.result.triagedIds, ...b.result.triagedIds];
+    expect(triaged.sort()).toEqual([...ids].sort());
+    expect((await rows(ids)).every((r) => r.status === 'triaged')).toBe(true);
+  });
+
+  it('rejects a payload with both or neither of eventId and eventIds', () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    expect(TriageInput.safeParse({ tenantId: TENANT, eventId: id, eventIds: [id] }).success).toBe(false);
+    expect(TriageInput.safeParse({ tenantId: TENANT }).success).toBe(false);
+    expect(TriageInput.safeParse({ tenantId: TENANT, eventIds: [] }).success).toBe(false);
+    expect(TriageInput.safeParse({ tenantId: TENANT, eventIds: [id] }).success).toBe(true);
   });
 
   it('fails an invalid payload permanently, without retries, and records a dead letter', async () => {

@@ -11,26 +11,19 @@ export interface ReceivedEvent {
 }
 
 /**
- * Claims up to `limit` events still `received` for triage: the job's own event first, then the
- * oldest others of the tenant, so one job triages a burst and the others' jobs find nothing left.
- * Locks the rows (FOR UPDATE SKIP LOCKED) so two workers never triage the same event.
- * Call inside withTenant; a replay finds its event no longer `received` and claims nothing new.
+ * Claims those of `ids` still `received` for triage, oldest first. Locks the rows (FOR UPDATE SKIP
+ * LOCKED) so two jobs holding the same event (dispatcher and reconciler) never triage it twice.
+ * Call inside withTenant; a replay finds its events no longer `received` and claims nothing.
  */
-export async function claimReceived(tx: Queryable, eventId: string, limit: number): Promise<ReceivedEvent[]> {
+export async function claimReceived(tx: Queryable, ids: string[]): Promise<ReceivedEvent[]> {
   const { rows } = await tx.query<ReceivedEvent>(
     `SELECT id, type, role, content, session_id, user_id, importance FROM events
-     WHERE status = 'received' AND (id = $1 OR id IN (SELECT id FROM events WHERE status = 'received' ORDER BY seq LIMIT $2))
-     ORDER BY (id = $1) DESC, seq
+     WHERE id = ANY($1::uuid[]) AND status = 'received'
+     ORDER BY seq
      FOR UPDATE SKIP LOCKED`,
-    [eventId, limit],
+    [ids],
   );
-  return rows.slice(0, limit);
-}
-
-/** The stored status of one event (undefined when it does not exist, e.g. forgotten). */
-export async function statusOf(tx: Queryable, eventId: string): Promise<string | undefined> {
-  const { rows } = await tx.query<{ status: string }>('SELECT status FROM events WHERE id = $1', [eventId]);
-  return rows[0]?.status;
+  return rows;
 }
 
 /** Ids among `ids` whose content already appeared earlier in the same session (and was not skipped). */
