@@ -2,6 +2,8 @@ import type pg from 'pg';
 import type { Logger } from '../logger.js';
 
 const VECTOR_TABLES = ['chunks', 'memories'] as const;
+/** Graph parameters of every HNSW index (why: prisma/migrations/20261130020000_hnsw_build_params). */
+const HNSW_BUILD = 'WITH (m = 8, ef_construction = 32)';
 /** pgvector's HNSW limit for the `vector` type. */
 const MAX_HNSW_DIMS = 2000;
 
@@ -20,7 +22,7 @@ export async function ensureVectorIndexes(owner: pg.ClientBase, dims: number, lo
     const name = `${table}_hnsw_${dims}`;
     const { rowCount } = await owner.query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [name]);
     if (rowCount) continue;
-    await owner.query(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) WHERE embedding_dims = ${dims}`);
+    await owner.query(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) ${HNSW_BUILD} WHERE embedding_dims = ${dims}`);
     log.info({ index: name }, 'vector index created');
   }
 }

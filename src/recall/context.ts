@@ -40,7 +40,9 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
   // The query embedding passes the gate (a paid provider) charged to this tenant.
   const embedQuery = runInGateScope({ tenantId, queue: 'recall' }, () => embeddings.embed([input.query], 'query'));
   const [{ vectors }, iterative] = await Promise.all([embedQuery, supportsIterativeScan(deps)]);
-  const ef = Math.max(64, input.limit * 8);
+  // HNSW candidates per search: 200 keeps recall@10 at 0.99 of an exact scan on the m = 8 graphs
+  // (prisma/migrations/20261130020000_hnsw_build_params).
+  const ef = Math.max(200, input.limit * 8);
   return {
     deps,
     tenantId,
