@@ -49,7 +49,7 @@ export function createLlm(config: Config): LlmProvider {
       maxOutputTokens: LLM_MAX_OUTPUT_TOKENS,
     });
   }
-  return new HeuristicLlm();
+  return new HeuristicLlm({ thread: true });
 }
 
 export async function createProviders(config: Config, log: Logger): Promise<Providers> {
