@@ -2,7 +2,7 @@
  * Pipeline throughput and freshness in embedded mode (one process: PGlite on disk, the PostgreSQL
  * queue backend, every pipeline worker), for each local embedder.
  *
- * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--seconds 20] [--rate 50] [--only throughput|freshness] [--redis] [--in-memory]
+ * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--seconds 20] [--rate 50] [--only throughput|freshness] [--debounce 100] [--redis] [--in-memory]
  *
  * (a) throughput: N conversational events (LoCoMo turns, with speakers and sessions) posted in
  *     batches of 200; events/s from the first POST until pending_events == 0, i.e. until everything
@@ -11,6 +11,10 @@
  *     the sessions, 5 per POST every 100 ms); per event, the time from the POST's answer until its
  *     chunk has a vector, and until its extraction is done (minus EXTRACT_DEBOUNCE_MS). The chunks
  *     and events tables are polled every 50 ms, so figures carry up to 50 ms of polling error.
+ *
+ * `--debounce` sets EXTRACT_DEBOUNCE_MS: 100 ms by default, so that extraction runs while events
+ * arrive and competes with chunking and embedding for PGlite's one thread. With memloom's default
+ * (30 s), a session that keeps talking is extracted once it goes quiet, here after the last send.
  *
  * `--redis` runs the queues on Redis, `--in-memory` keeps PGlite in memory (comparisons: embedded
  * mode has neither).
@@ -24,7 +28,8 @@ import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { startTestMemloom, type TestMemloom } from '../test/support/memloom.js';
 
-const DEBOUNCE_MS = 100;
+/** EXTRACT_DEBOUNCE_MS of the runs (`--debounce`); memloom's default is 30,000. */
+const DEBOUNCE_MS = Number(arg('debounce', '100'));
 
 interface Turn {
   speaker: string;
@@ -127,6 +132,7 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
   const inst = await start(model);
   const acked = new Map<string, number>();
   const embeddedAt = new Map<string, number>();
+  const embeddedWall = new Map<string, number>();
   const doneAt = new Map<string, number>();
   let sending = true;
   let lastAck = performance.now();
@@ -138,7 +144,10 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
       await withTenant(inst.m.deps.db, 'default', async (tx) => {
         if (waitingChunk.length > 0) {
           const { rows } = await tx.query<{ event_id: string }>('SELECT DISTINCT event_id FROM chunks WHERE event_id = ANY($1::uuid[]) AND embedding IS NOT NULL', [waitingChunk]);
-          for (const r of rows) embeddedAt.set(r.event_id, now);
+          for (const r of rows) {
+            embeddedAt.set(r.event_id, now);
+            embeddedWall.set(r.event_id, Date.now());
+          }
         }
         if (waitingDone.length > 0) {
           const { rows } = await tx.query<{ id: string; status: string }>(`SELECT id, status FROM events WHERE id = ANY($1::uuid[]) AND status IN ('done', 'skipped')`, [waitingDone]);
@@ -185,7 +194,19 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
       if (e !== undefined && !skipped.has(id)) chunkLatency.push(e - at);
       if (d !== undefined && !skipped.has(id)) extractLatency.push(Math.max(0, d - at - DEBOUNCE_MS));
     }
+    // Where a chunk's latency goes: stored → chunked (triage and chunk jobs) → embedded (embed job),
+    // from the database's clock (transaction start times) and the poller's wall clock.
+    const stages = await withTenant(inst.m.deps.db, 'default', async (tx) =>
+      (await tx.query<{ id: string; received: number; chunked: number }>(
+        `SELECT e.id, extract(epoch FROM e.received_at) * 1000 AS received, extract(epoch FROM min(c.created_at)) * 1000 AS chunked
+         FROM events e JOIN chunks c ON c.event_id = e.id WHERE e.id = ANY($1::uuid[]) GROUP BY e.id, e.received_at`,
+        [[...acked.keys()]],
+      )).rows,
+    );
+    const toChunk = stages.map((r) => Number(r.chunked) - Number(r.received));
+    const toVector = stages.flatMap((r) => (embeddedWall.has(r.id) ? [(embeddedWall.get(r.id) as number) - Number(r.chunked)] : []));
     return {
+      stored2chunkP50: percentile(toChunk, 50), stored2chunkP95: percentile(toChunk, 95), chunk2vectorP50: percentile(toVector, 50), chunk2vectorP95: percentile(toVector, 95),
       sent: acked.size, sendRate: acked.size / sendSeconds, skipped: skipped.size,
       chunkP50: percentile(chunkLatency, 50), chunkP95: percentile(chunkLatency, 95),
       extractP50: percentile(extractLatency, 50), extractP95: percentile(extractLatency, 95),
@@ -220,6 +241,7 @@ async function main(): Promise<void> {
     if (only !== 'throughput') {
       f = await freshness(model, interleave(events(turns, 2, 'f')), rate, seconds);
       out(`${model}: freshness over ${f.sent} events sent at ${f.sendRate.toFixed(1)}/s (${f.skipped} skipped by triage, ${f.missing} not done when polling stopped)`);
+      out(`${model}: chunk latency by step, p50 / p95 ms: stored → chunk row ${f.stored2chunkP50.toFixed(0)} / ${f.stored2chunkP95.toFixed(0)}, chunk row → vector seen ${f.chunk2vectorP50.toFixed(0)} / ${f.chunk2vectorP95.toFixed(0)}`);
     }
     const ms = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(0));
     rows.push(
