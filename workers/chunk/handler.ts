@@ -18,7 +18,9 @@ export const chunk = defineStage({
   async handle({ tenantId, eventIds }, { deps, job }) {
     return withTenant(deps.db, tenantId, async (tx) => {
       const events = await eventsToChunk(tx, eventIds);
-      if (events.length === 0) return { chunks: 0 };
+      // Read in the same transaction (one wait for PGlite's session less), also on a replay that
+      // finds nothing left to chunk: events this job chunked, per its run rows, go on to embedding.
+      if (events.length === 0) return { chunks: 0, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
       const rows: NewChunk[] = [];
       for (const e of events) {
         for (const c of chunkText(e.content, { maxTokens: CHUNK_MAX_TOKENS, overlapTokens: CHUNK_OVERLAP_TOKENS })) {
@@ -32,14 +34,14 @@ export const chunk = defineStage({
       const runId = await startRun(tx, { stage: 'chunk', jobId: job.id });
       await insertChunks(tx, rows, events.map((e) => e.id), runId);
       await finishRun(tx, runId, { events: events.length, chunks: rows.length });
-      return { chunks: rows.length };
+      return { chunks: rows.length, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
     });
   },
   // Events this job chunked (its run rows say so, also on a retry after the commit) go on to
-  // embedding. Events another job chunked are left to that job: overlapping chunk jobs (each triage
-  // job also covers its own event) would otherwise start overlapping embed jobs and paid calls.
-  async next({ tenantId, eventIds }, _result, { deps, job }) {
-    const chunked = await withTenant(deps.db, tenantId, (tx) => chunkedByJob(tx, eventIds, String(job.id)));
-    return chunked.length > 0 ? [embedJob(tenantId, chunked)] : [];
+  // embedding. Events another job chunked are left to that job: overlapping chunk jobs (the
+  // dispatcher's and the reconciler's triage jobs may share events) would otherwise start
+  // overlapping embed jobs and paid calls.
+  next({ tenantId }, result) {
+    return result.toEmbed.length > 0 ? [embedJob(tenantId, result.toEmbed)] : [];
   },
 });

@@ -19,14 +19,15 @@ export const embed = defineStage({
     const embeddings = deps.providers.embeddings;
     const todo = await withTenant(deps.db, tenantId, (tx) => chunksWithoutVectors(tx, eventIds));
     const vectors = await embedDocuments(deps.db, tenantId, embeddings, todo.map((c) => c.content));
-    await withTenant(deps.db, tenantId, async (tx) => {
+    // The next stage is read from stored state in the same transaction (also on a replay).
+    const pending = await withTenant(deps.db, tenantId, async (tx) => {
       await writeChunkVectors(tx, todo.map((c, i) => ({ id: c.id, vector: vectors[i] as number[] })), embeddings.model, embeddings.dimensions);
       await markEmbedded(tx, eventIds);
+      return pendingExtractions(tx, eventIds);
     });
-    return { embedded: todo.length };
+    return { embedded: todo.length, pending };
   },
-  async next({ tenantId, eventIds }, _result, { deps }) {
-    const pending = await withTenant(deps.db, tenantId, (tx) => pendingExtractions(tx, eventIds));
-    return pending.map((p) => extractJob(deps.config, tenantId, p.extract_key, p.oldest));
+  next({ tenantId }, result, { deps }) {
+    return result.pending.map((p) => extractJob(deps.config, tenantId, p.extract_key, p.oldest));
   },
 });

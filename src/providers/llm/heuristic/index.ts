@@ -45,7 +45,10 @@ export class HeuristicLlm implements LlmProvider {
     return { result: (await this.loadTools()).extract(input) };
   }
 
-  async ready(): Promise<void> {}
+  /** With a thread, starts it (it loads its modules while the process does other work). */
+  async ready(): Promise<void> {
+    if (this.thread) this.start();
+  }
 
   async close(): Promise<void> {
     const session = this.session;
