@@ -10,7 +10,7 @@ import type { AnyStage, NextJob } from './stage.js';
 import { GATE_CODES } from '../providers/gate.js';
 import { runInGateScope } from '../providers/gate-scope.js';
 import { delayJob } from './delay.js';
-import { ProviderReadiness, STAGE_PROVIDERS, type ReadinessCheck } from './readiness.js';
+import { ProviderReadiness, type ReadinessCheck } from './readiness.js';
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -48,10 +48,6 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
   const workers: Worker[] = [];
   const readiness = new ProviderReadiness(deps);
   let closing = false;
-  // A local extractor that runs in a thread starts loading now, not on the first job.
-  if (names.some((n) => STAGE_PROVIDERS[n]?.includes('llm')) && !deps.providers.llm.paid) {
-    deps.providers.llm.ready().catch((err: unknown) => deps.log.warn({ err }, 'the local extractor did not start; the first extraction will try again'));
-  }
   for (const name of names) {
     const stage = catalog.get(name);
     if (!stage) continue;

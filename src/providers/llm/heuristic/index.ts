@@ -45,10 +45,7 @@ export class HeuristicLlm implements LlmProvider {
     return { result: (await this.loadTools()).extract(input) };
   }
 
-  /** With a thread, starts it (it loads its modules while the process does other work). */
-  async ready(): Promise<void> {
-    if (this.thread) this.start();
-  }
+  async ready(): Promise<void> {}
 
   async close(): Promise<void> {
     const session = this.session;
