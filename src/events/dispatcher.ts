@@ -9,7 +9,7 @@ const MAX_JOBS_PER_ADD = TRIAGE_BATCH;
 /**
  * ioredis queues commands while Redis is down (BullMQ needs that for its workers), so an add can
  * wait for as long as the outage lasts; past this the events are left to the reconciler, and a
- * late add is harmless (the same events give the same job id).
+ * late add is harmless (triage claims only events still `received`).
  */
 const ENQUEUE_TIMEOUT_MS = 5_000;
 /**
@@ -45,11 +45,11 @@ function add(map: ByTenant, tenantId: string, ids: string[]): void {
 
 /**
  * Hands committed events to the triage queue off the request path: ids from many requests are
- * coalesced into addBulk calls, then marked enqueued. If the queue is down the ids stay unmarked
- * and the reconciler (maintenance task `reconcile`) enqueues them later — nothing is lost. Each
- * flush becomes one triage job per tenant (src/queue/triage-jobs.ts); an event in two jobs (the
- * reconciler re-adding what the dispatcher added but never marked) is triaged once, by whichever
- * job claims it first.
+ * coalesced into one triage job per tenant and flush (src/queue/triage-jobs.ts), then marked
+ * enqueued. If the queue is down the ids stay unmarked and the reconciler (maintenance task
+ * `reconcile`) enqueues them later — nothing is lost. An event in two jobs (the reconciler
+ * re-adding what the dispatcher added but never marked) is triaged once, by whichever job claims
+ * it first.
  */
 export class Dispatcher {
   readonly #db: Db;

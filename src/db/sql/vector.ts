@@ -10,9 +10,9 @@ export function fromVectorSql(s: string): number[] {
 /**
  * A vector as a query parameter in pgvector's binary format (what `vector_recv` reads: int16
  * dimensions, int16 unused, then float4 big-endian each). node-postgres sends a Buffer parameter
- * in binary, so the server never parses decimal text: PGlite's WASM build parses a 384-dimension
- * vector from text in about 1 ms (its strtof goes through software long doubles), which made
- * parsing the largest single cost of storing chunks and memories. Use as `$n::vector`.
+ * in binary, so the server never parses decimal text: PGlite's WASM build took 0.3–1 ms to parse a
+ * 384-dimension vector from text (its strtof goes through software long doubles), paid for every
+ * chunk, memory, entity and cache row and every neighbour lookup. Use as `$n::vector`.
  */
 export function vectorParam(v: readonly number[]): Buffer {
   const buf = Buffer.allocUnsafe(4 + 4 * v.length);
@@ -27,8 +27,8 @@ export const MAX_VECTORS_PER_STATEMENT = 5_000;
 
 /**
  * Many vectors for one statement: appends one binary parameter per vector to `params` and returns
- * `ARRAY[$a::vector, $b::vector, …]`, to unnest WITH ORDINALITY
- * (1-based) next to the rows it belongs to. Callers slice their rows to MAX_VECTORS_PER_STATEMENT.
+ * `ARRAY[$a::vector, $b::vector, …]`, to unnest (WITH ORDINALITY counts from 1) beside the rows
+ * it belongs to. Callers slice their rows to MAX_VECTORS_PER_STATEMENT.
  */
 export function vectorList(params: unknown[], vectors: ReadonlyArray<readonly number[]>): string {
   if (vectors.length > MAX_VECTORS_PER_STATEMENT) throw new Error(`vectorList: ${vectors.length} vectors in one statement (at most ${MAX_VECTORS_PER_STATEMENT})`);
