@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { EXACT_SCAN_MAX, setVectorSearch } from './recall.js';
 import { MAX_VECTORS_PER_STATEMENT, vectorList, vectorParam } from './vector.js';
 
 export interface MemoryNeighbour {
@@ -13,38 +14,42 @@ export interface MemoryNeighbour {
   similarity: number;
 }
 
-/** Active memories of one user scope nearest to `vector` (HNSW on the partial expression index), plus exact-hash matches. */
-export async function nearestMemories(tx: Queryable, scope: { userId: string | null }, vector: number[], hash: string, dims: number, limit: number): Promise<MemoryNeighbour[]> {
-  const { rows } = await tx.query<MemoryNeighbour>(
-    `(SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1 - (embedding::vector(${dims}) <=> $2::vector(${dims})) AS similarity
-      FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND user_id IS NOT DISTINCT FROM $1
-      ORDER BY embedding::vector(${dims}) <=> $2::vector(${dims}) LIMIT $3)
-     UNION
-     (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1.0 FROM memories
-      WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = $4)`,
-    [scope.userId, vectorParam(vector), limit, hash],
-  );
-  return rows;
-}
-
 /**
- * nearestMemories for many vectors of one user scope in one statement (one round trip per pass
- * instead of one per unit); returns the neighbours of each query in input order.
+ * For each query vector, the `limit` active memories of one user scope nearest to it, plus the
+ * memories with its exact content hash, in one statement (one round trip per pass instead of one
+ * per unit); returns the neighbours of each query in input order.
+ *
+ * A scope of up to EXACT_SCAN_MAX rows is scored exactly through the scope index, as recall does
+ * (src/db/sql/recall.ts): the HNSW graph holds every user's memories, and a search filtered to one
+ * user after the fact returned too few of them (missed duplicates) and took longer than scoring the
+ * user's few hundred rows. A larger scope walks the graph with iterative scans on, so the filter
+ * does not starve it.
  */
 export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: string | null }, queries: Array<{ vector: number[]; hash: string }>, dims: number, limit: number): Promise<MemoryNeighbour[][]> {
   if (queries.length === 0) return [];
+  // `user_id = $1` (or IS NULL), not IS NOT DISTINCT FROM: only these reach the scope index, the
+  // other scans every active memory of the tenant.
+  const user = scope.userId === null ? 'user_id IS NULL AND $1::text IS NULL' : 'user_id = $1';
+  const { rows: size } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user} LIMIT $2) s`,
+    [scope.userId, EXACT_SCAN_MAX + 1],
+  );
+  const exact = (size[0]?.n ?? 0) <= EXACT_SCAN_MAX;
+  if (!exact) await setVectorSearch(tx, true, Math.max(200, 8 * limit));
+  // The HNSW index is on embedding::vector(dims); the uncast column does not match it.
+  const distance = exact ? 'embedding <=> q.v' : `embedding::vector(${dims}) <=> q.v`;
   const params: unknown[] = [scope.userId, queries.map((q) => q.hash), limit];
   const vectors = vectorList(params, queries.map((q) => q.vector));
   const { rows } = await tx.query<MemoryNeighbour & { i: number }>(
     // Evaluated once, in the CTE (the cast to the index's dimensions too), not per row compared.
     `WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n))
      SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
-       (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
-        FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND user_id IS NOT DISTINCT FROM $1
-        ORDER BY embedding::vector(${dims}) <=> q.v LIMIT $3)
-       UNION
-       (SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1.0 FROM memories
-        WHERE status = 'active' AND coalesce(user_id, '') = coalesce($1, '') AND content_hash = q.h)) n`,
+       SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1 - (${distance}) AS similarity
+       FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user}
+       ORDER BY ${distance} LIMIT $3) n
+     UNION
+     SELECT q.i, m.id, m.kind, m.content, m.content_hash, m.subject_entity_id, m.version, m.occurred_at, 1.0
+     FROM q JOIN memories m ON m.content_hash = q.h AND m.status = 'active' AND coalesce(m.user_id, '') = coalesce($1, '')`,
     params,
   );
   const out: MemoryNeighbour[][] = queries.map(() => []);
