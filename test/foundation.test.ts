@@ -27,6 +27,14 @@ describe('embedded mode', () => {
     expect(r.body.pending_events).toBe(0);
   });
 
+  it('runs the embedded database without full-page WAL images, fsync being off (src/db/embedded.ts)', async () => {
+    const { rows } = await m.deps.db.query<{ fpw: string; fsync: string; sync: string }>(
+      `SELECT current_setting('full_page_writes') AS fpw, current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync`,
+    );
+    // Commits still write their WAL before answering: an accepted event survives a killed process.
+    expect(rows[0]).toEqual({ fpw: 'off', fsync: 'off', sync: 'on' });
+  });
+
   it('serves Bull Board with every pipeline queue', async () => {
     const page = await fetch(`${m.url}/admin/queues`);
     expect(page.status).toBe(200);
