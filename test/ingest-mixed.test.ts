@@ -292,7 +292,8 @@ describe.each([
     expect(answered.size).toBe(mix.filesFrom + range(mix.filesFrom, mix.total).filter((n) => mix.crossChannel(n)).length);
 
     // Queued exactly once. A triage job holds the events of one dispatcher flush and completed
-    // jobs are kept (up to 50,000 for a day: DEFAULT_JOB_OPTIONS in src/queue/enqueue.ts), so after
+    // jobs are kept (an hour on PostgreSQL, up to 50,000 for a day on Redis: completedRetention in
+    // src/queue/enqueue.ts), so after
     // the drain the events named by all triage jobs together must be the stored events, each
     // named once: an event never handed to the queue shows as missing, one queued twice as
     // doubled. (No API process dies here, so the reconciler has nothing to re-add.) Every job's

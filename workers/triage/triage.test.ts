@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addJobs, jobOptions } from '../../src/queue/enqueue.js';
 import { startWorkers } from '../../src/queue/runner.js';
 import { CATALOG } from '../catalog.js';
 import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
@@ -95,6 +96,17 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
     const triaged = [...a.result.triagedIds, ...b.result.triagedIds];
     expect(triaged.sort()).toEqual([...ids].sort());
     expect((await rows(ids)).every((r) => r.status === 'triaged')).toBe(true);
+  });
+
+  it('queues jobs that keep completed runs by age only on PostgreSQL (trimming to a count there sorts every kept job at each finish)', async () => {
+    await addJobs(m.deps.queues, 'triage', [{ data: { tenantId: TENANT, eventIds: ['00000000-0000-4000-8000-000000000001'] }, opts: jobOptions('retention-probe') }]);
+    const job = await m.deps.queues.get('triage').getJob('retention-probe');
+    try {
+      expect(job?.opts.removeOnComplete).toEqual(redis ? { age: 24 * 3600, count: 50_000 } : { age: 3600 });
+      expect(job?.opts.removeOnFail).toEqual({ age: 14 * 24 * 3600 });
+    } finally {
+      await job?.remove();
+    }
   });
 
   it('rejects a payload with both or neither of eventId and eventIds', () => {
