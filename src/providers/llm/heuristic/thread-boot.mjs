@@ -2,10 +2,11 @@
 /**
  * Entry of the heuristic extractor's worker thread (HeuristicLlm in index.ts with `thread: true`).
  * A worker thread does not inherit the parent's TypeScript loader, so this plain-JavaScript file
- * registers tsx for the thread itself (as bin/memloom.js does for the process), then loads the
- * extractor. Resolved next to this file, so it works whatever the process's cwd.
+ * loads the extractor through tsx itself. It uses tsx's require (the sources compiled to CommonJS
+ * in this thread) rather than its ESM loader, whose hooks run in one more thread: booting took
+ * 0.95 s and 1.2 s of CPU instead of 1.2 s and 1.8 s. Resolved next to this file, so it works
+ * whatever the process's cwd.
  */
-import { register } from 'tsx/esm/api';
+import { require as tsxRequire } from 'tsx/cjs/api';
 
-register();
-await import('./thread.ts');
+tsxRequire('./thread.ts', import.meta.url);
