@@ -42,8 +42,8 @@ export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Tx) => Pr
   const onError = (err: Error) => (broken = err);
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
-    await client.query(`SELECT set_config('app.tenant_id', $1, true)`, [tenantId]);
+    // One round trip (a simple query), not two: every pipeline step opens a few of these.
+    await client.query(`BEGIN; SELECT set_config('app.tenant_id', ${client.escapeLiteral(tenantId)}, true)`);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
