@@ -19,11 +19,11 @@ export interface MemoryNeighbour {
  * memories with its exact content hash, in one statement (one round trip per pass instead of one
  * per unit); returns the neighbours of each query in input order.
  *
- * A scope of up to EXACT_SCAN_MAX rows is scored exactly through the scope index, as recall does
- * (src/db/sql/recall.ts): the HNSW graph holds every user's memories, and a search filtered to one
- * user after the fact returned too few of them (missed duplicates) and took longer than scoring the
- * user's few hundred rows. A larger scope walks the graph with iterative scans on, so the filter
- * does not starve it.
+ * As in recall (src/db/sql/recall.ts), a scope of up to EXACT_SCAN_MAX rows is scored exactly
+ * through the scope index (the true nearest neighbours, for the cost of scoring the user's rows);
+ * a larger scope walks the HNSW graph, which holds every user's memories, with iterative scans on
+ * so that filtering to one user does not starve it. Before, the choice was the planner's: with no
+ * statistics (PGlite runs no ANALYZE) it scored every active memory of the tenant for each unit.
  */
 export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: string | null }, queries: Array<{ vector: number[]; hash: string }>, dims: number, limit: number): Promise<MemoryNeighbour[][]> {
   if (queries.length === 0) return [];
