@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { isEmbedded, type Config } from './config.js';
 import type { Logger } from './logger.js';
+import { AutoAnalyze } from './db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { ensureTenants, migrate } from './db/migrator.js';
 import { createPool, listTenants, type Db } from './db/pool.js';
@@ -41,6 +42,9 @@ export interface Deps {
   close(): Promise<void>;
 }
 
+/** How often embedded mode looks for tables to ANALYZE (a look costs about a millisecond). */
+const AUTO_ANALYZE_INTERVAL_MS = 2000;
+
 export interface CreateDepsOptions {
   /** Tests: keep the embedded database in memory. */
   inMemory?: boolean;
@@ -62,6 +66,8 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     await prepareDatabase(dbUrl, config, rawProviders, log);
     await embedded?.dropPrivileges();
     const db = createPool(dbUrl, { setRole: embedded === undefined, max: embedded ? 20 : 10 });
+    // A server runs autovacuum; PGlite does not, and would never have planner statistics.
+    const autoAnalyze = embedded ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS) : undefined;
     const prisma = createPrisma(db);
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX });
     const queues = new Queues(backend);
@@ -85,6 +91,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
         await queues.close();
         await providers.close();
         await gateStore.close();
+        await autoAnalyze?.close();
         await prisma.$disconnect().catch(() => undefined);
         await db.end().catch(() => undefined);
         await embedded?.stop();

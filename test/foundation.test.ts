@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeChangedTables } from '../src/db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { withTenant } from '../src/db/pool.js';
 import { ftsDocument, ftsQuery } from '../src/domain/text.js';
 import { createLogger } from '../src/logger.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
-import { REDIS_URL, getJson, startTestMemloom, type TestMemloom } from './support/memloom.js';
+import { REDIS_URL, getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 
 describe('embedded mode', () => {
   let m: TestMemloom;
@@ -33,6 +34,20 @@ describe('embedded mode', () => {
     );
     // Commits still write their WAL before answering: an accepted event survives a killed process.
     expect(rows[0]).toEqual({ fpw: 'off', fsync: 'off', sync: 'on' });
+  });
+
+  it('analyzes changed tables as autovacuum would, which PGlite lacks (src/db/auto-analyze.ts)', async () => {
+    const events = Array.from({ length: 80 }, (_, i) => ({ session_id: 'analyze', content: `event number ${i} for the planner statistics` }));
+    expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
+    const lastAnalyze = async () => (await m.deps.db.query<{ at: Date | null }>(`SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'events'`)).rows[0]?.at ?? undefined;
+    // The process's own timer does it, as the application role (no superuser in the session).
+    await waitFor(lastAnalyze, { timeoutMs: 30_000, what: 'events analyzed' });
+    const { rows } = await m.deps.db.query<{ n: number; role: string }>(`SELECT reltuples::int AS n, current_user AS role FROM pg_class WHERE relname = 'events'`);
+    expect(rows[0]).toEqual({ n: expect.any(Number), role: 'memloom_app' });
+    expect(rows[0]?.n).toBeGreaterThanOrEqual(80);
+    // Tables are analyzed again only past the threshold (50 rows + 10% changed), not on every look.
+    await analyzeChangedTables(m.deps.db);
+    expect(await analyzeChangedTables(m.deps.db)).not.toContain('public.events');
   });
 
   it('serves Bull Board with every pipeline queue', async () => {

@@ -60,7 +60,8 @@ export async function startEmbeddedDatabase(opts: {
     port,
     db,
     async dropPrivileges() {
-      await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; SET ROLE memloom_app`);
+      // pg_maintain: ANALYZE for the application role (auto-analyze.ts), as PGlite has no autovacuum.
+      await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; SET ROLE memloom_app`);
     },
     async stop() {
       await server.stop();
