@@ -22,8 +22,8 @@ export interface MemoryNeighbour {
  * As in recall (src/db/sql/recall.ts), a scope of up to EXACT_SCAN_MAX rows is scored exactly
  * through the scope index (the true nearest neighbours, for the cost of scoring the user's rows);
  * a larger scope walks the HNSW graph, which holds every user's memories, with iterative scans on
- * so that filtering to one user does not starve it. Before, the choice was the planner's: with no
- * statistics (PGlite runs no ANALYZE) it scored every active memory of the tenant for each unit.
+ * so that filtering to one user does not starve it. The exact path reads the user's rows once for
+ * all units and computes each distance once (20 units over 442 memories: 33 → 21 ms).
  */
 export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: string | null }, queries: Array<{ vector: number[]; hash: string }>, dims: number, limit: number): Promise<MemoryNeighbour[][]> {
   if (queries.length === 0) return [];
@@ -36,20 +36,30 @@ export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: strin
   );
   const exact = (size[0]?.n ?? 0) <= EXACT_SCAN_MAX;
   if (!exact) await setVectorSearch(tx, true, Math.max(200, 8 * limit));
-  // The HNSW index is on embedding::vector(dims); the uncast column does not match it.
-  const distance = exact ? 'embedding <=> q.v' : `embedding::vector(${dims}) <=> q.v`;
   const params: unknown[] = [scope.userId, queries.map((q) => q.hash), limit];
   const vectors = vectorList(params, queries.map((q) => q.vector));
+  const names = ['id', 'kind', 'content', 'content_hash', 'subject_entity_id', 'version', 'occurred_at'];
+  const columns = names.join(', ');
+  const of = (table: string) => names.map((c) => `${table}.${c}`).join(', ');
   const { rows } = await tx.query<MemoryNeighbour & { i: number }>(
-    // Evaluated once, in the CTE (the cast to the index's dimensions too), not per row compared.
-    `WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n))
-     SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
-       SELECT id, kind, content, content_hash, subject_entity_id, version, occurred_at, 1 - (${distance}) AS similarity
-       FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user}
-       ORDER BY ${distance} LIMIT $3) n
-     UNION
-     SELECT q.i, m.id, m.kind, m.content, m.content_hash, m.subject_entity_id, m.version, m.occurred_at, 1.0
-     FROM q JOIN memories m ON m.content_hash = q.h AND m.status = 'active' AND coalesce(m.user_id, '') = coalesce($1, '')`,
+    exact
+      ? // The scope is read once, not once per unit; each distance is computed once (OFFSET 0 keeps
+        // the planner from folding the subquery and computing it again for `similarity`).
+        `WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n)),
+         pool AS MATERIALIZED (SELECT ${columns}, embedding FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user})
+         SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
+           SELECT ${columns}, 1 - d AS similarity FROM (SELECT ${columns}, p.embedding <=> q.v AS d FROM pool p OFFSET 0) s ORDER BY d LIMIT $3) n
+         UNION
+         SELECT q.i, ${of('p')}, 1.0 FROM q JOIN pool p ON p.content_hash = q.h`
+      : // The HNSW index is on embedding::vector(dims); the uncast column does not match it.
+        `WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n))
+         SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
+           SELECT ${columns}, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
+           FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user}
+           ORDER BY embedding::vector(${dims}) <=> q.v LIMIT $3) n
+         UNION
+         SELECT q.i, ${of('m')}, 1.0
+         FROM q JOIN memories m ON m.content_hash = q.h AND m.status = 'active' AND coalesce(m.user_id, '') = coalesce($1, '')`,
     params,
   );
   const out: MemoryNeighbour[][] = queries.map(() => []);
@@ -114,6 +124,9 @@ export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string
  * insertMemory for many rows of one user scope in one statement: returns, in input order, each
  * row's id, or the id of the active memory that already had its content (then inserted = false).
  * expires_at as in insertMemory: the supporting events' shortest TTL, else the kind's default.
+ * The supporting events are found by `id = ANY(array)`, a primary-key lookup; `IN (SELECT ...)`
+ * became a semi-join that read every event of the tenant for each row (0.75 ms per memory after
+ * 1,576 events).
  */
 export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model: string, dims: number, runId: string, ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS): Promise<Array<{ id: string; inserted: boolean }>> {
   if (rows.length === 0) return [];
@@ -129,7 +142,7 @@ export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model:
        event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
      SELECT kind, content, content_hash, to_tsvector('simple', fts_doc), vv.v, $2, $3, importance, confidence,
        event_time, time_precision, occurred_at, occurred_at, subject_entity_id, dataset, user_id, agent_id, session_id, version, $4,
-       coalesce((SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id IN (SELECT jsonb_array_elements_text(x.src)::uuid) AND e.ttl IS NOT NULL),
+       coalesce((SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.src)::uuid)) AND e.ttl IS NOT NULL),
                 occurred_at + ($5::jsonb ->> kind)::interval)
      FROM jsonb_to_recordset($1::jsonb) AS x(i int, kind text, content text, content_hash text, fts_doc text, importance smallint,
           confidence real, event_time timestamptz, time_precision text, occurred_at timestamptz, subject_entity_id uuid, dataset text,
