@@ -48,6 +48,12 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
   const workers: Worker[] = [];
   const readiness = new ProviderReadiness(deps);
   let closing = false;
+  let warmed = false;
+  const warm = () => {
+    if (warmed) return;
+    warmed = true;
+    for (const name of names) catalog.get(name)?.warm?.(deps);
+  };
   for (const name of names) {
     const stage = catalog.get(name);
     if (!stage) continue;
@@ -55,6 +61,7 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
     const worker: Worker = deps.queues.backend.createWorker(
       name,
       async (job: Job, token?: string) => {
+        warm();
         const parsed = stage.input.safeParse(job.data);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

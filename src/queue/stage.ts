@@ -29,6 +29,12 @@ export interface Stage<I extends object, R = unknown> {
   key(input: I): string;
   handle(input: I, ctx: StageContext): Promise<R>;
   next?(input: I, result: R, ctx: StageContext): NextJob[] | Promise<NextJob[]>;
+  /**
+   * Starts loading what this stage's first job needs, without waiting. The runner calls it once,
+   * when this process's workers take their first job of any stage: work arriving upstream means
+   * this stage's jobs will follow, and a process that stays idle loads nothing.
+   */
+  warm?(deps: Deps): void;
   /** Worker concurrency for this queue (default WORKER_CONCURRENCY). */
   concurrency?: number;
   attempts?: number;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addJobs, jobOptions } from '../../src/queue/enqueue.js';
 import { startWorkers } from '../../src/queue/runner.js';
+import type { AnyStage } from '../../src/queue/stage.js';
 import { CATALOG } from '../catalog.js';
 import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
 import { ingest, runStage, sql, TENANT, waitForDeadLetter, waitForJob } from '../../test/support/pipeline.js';
@@ -129,6 +130,25 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
       const dead = await waitForDeadLetter(m.deps.db, 'triage', 'triage-bad-payload');
       expect(dead.code).toBe('INPUT_INVALID');
       expect(JSON.parse(dead.payload)).toEqual({ tenantId: TENANT, eventId: 'not-a-uuid' });
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it("warms the process's later stages once, at its first job of any stage, and only stages it runs", async () => {
+    const warmed: string[] = [];
+    const catalog = new Map(CATALOG);
+    for (const name of ['extract', 'embed'] as const) catalog.set(name, { ...(CATALOG.get(name) as AnyStage), warm: () => void warmed.push(name) });
+    const workers = startWorkers(m.deps, catalog, ['triage', 'extract']);
+    try {
+      expect(warmed).toEqual([]); // an idle process loads nothing
+      const queue = m.deps.queues.get('triage');
+      for (const n of [1, 2]) {
+        const [id] = await ingest(m.deps, [{ session_id: 'tri-warm', content: `Warm-up event number ${n} for the runner.` }]);
+        await queue.add('triage', { tenantId: TENANT, eventIds: [id] }, { jobId: `triage-warm-${n}` });
+        expect((await waitForJob(queue, `triage-warm-${n}`, ['completed', 'failed'])).state).toBe('completed');
+      }
+      expect(warmed).toEqual(['extract']);
     } finally {
       await workers.close();
     }

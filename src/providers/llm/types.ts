@@ -116,5 +116,7 @@ export interface LlmProvider {
   /** Paid providers only: one batched reconcile decision. Without it the offline rules decide. */
   reconcile?(input: ReconcileInput): Promise<{ result: ReconcileAnswer; usage?: TokenUsage }>;
   ready(): Promise<void>;
+  /** Starts loading what the first call needs (the heuristic extractor's thread), without waiting. */
+  warm?(): void;
   close(): Promise<void>;
 }

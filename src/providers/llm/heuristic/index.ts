@@ -47,6 +47,11 @@ export class HeuristicLlm implements LlmProvider {
 
   async ready(): Promise<void> {}
 
+  /** The thread takes about a second to load its modules; starting it early hides that. */
+  warm(): void {
+    if (this.thread) this.start();
+  }
+
   async close(): Promise<void> {
     const session = this.session;
     if (session === undefined) return;
