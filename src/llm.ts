@@ -11,12 +11,13 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /**
  * Extraction through the tenant's answer cache: a paid answer is stored before it is applied, so
  * a job replayed after a crash (or twice at once) never pays for the same messages twice. The local
- * heuristic extractor is free and deterministic; it is cached the same way for uniformity.
+ * heuristic extractor is free and deterministic: its answers are neither stored nor looked up.
  */
 export async function extractWithCache(deps: Deps, tenantId: string, input: ExtractInput): Promise<ExtractionResult> {
   const llm = deps.providers.llm;
   // Keyed by the messages alone: the known-entity list in the prompt changes whenever another
   // session writes entities, and a retry must still find the answer it already paid for.
+  if (!llm.paid) return (await llm.extract(input)).result;
   const inputHash = sha256(JSON.stringify(input.messages));
   const cached = await withTenant(deps.db, tenantId, (tx) => getLlmCache<unknown>(tx, llm.model, 'extract', inputHash));
   if (cached !== undefined) {
@@ -24,11 +25,9 @@ export async function extractWithCache(deps: Deps, tenantId: string, input: Extr
     if (parsed.success) return parsed.data;
   }
   const { result, usage } = await llm.extract(input);
-  if (llm.paid) {
-    await withTenant(deps.db, tenantId, (tx) =>
-      putLlmCache(tx, { model: llm.model, task: 'extract', inputHash, output: result, tokensIn: usage?.input ?? 0, tokensOut: usage?.output ?? 0 }),
-    );
-  }
+  await withTenant(deps.db, tenantId, (tx) =>
+    putLlmCache(tx, { model: llm.model, task: 'extract', inputHash, output: result, tokensIn: usage?.input ?? 0, tokensOut: usage?.output ?? 0 }),
+  );
   return result;
 }
 
