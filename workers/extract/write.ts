@@ -2,7 +2,7 @@ import type { Queryable } from '../../src/db/pool.js';
 import { resolveEntities, upsertEdges } from '../../src/db/sql/entities.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
 import { confirmMemory, insertMemories, linkMemoryEntities, nearestMemoriesBatch, relateMemories, supersedeMemory, type TtlDefaults } from '../../src/db/sql/memories-write.js';
-import { addProvenance } from '../../src/db/sql/provenance.js';
+import { addProvenanceLinks, type ProvenanceLink } from '../../src/db/sql/provenance.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { ftsDocument } from '../../src/domain/text.js';
 import { NEIGHBOURS, planMemories, type PlannedMemory } from './plan.js';
@@ -46,7 +46,8 @@ export async function writeExtraction(
     p.entities.map((e, i) => ({ name: e.name, normalized: e.normalized, type: e.type, description: e.description, ftsDoc: e.ftsDoc, vector: vectors.entities[i] as number[] })),
     model, dims, ENTITY_SIMILARITY,
   );
-  await addProvenance(tx, 'entity', p.entities.map((e, i) => ({ objectId: entityIds[i] as string, eventIds: e.eventIds })), runId);
+  // Provenance of everything the pass writes goes in one statement, at the end.
+  const provenance: ProvenanceLink[] = p.entities.map((e, i) => ({ type: 'entity', objectId: entityIds[i] as string, eventIds: e.eventIds }));
   counts.entities = new Set(entityIds).size;
   const entityByName = new Map<string, string>();
   p.entities.forEach((e, i) => {
@@ -56,7 +57,7 @@ export async function writeExtraction(
 
   // Memory units: one neighbour query (fresh: the rules see what other passes committed since the
   // model was asked), decisions in order (plan.ts), one insert, then the few per-item updates
-  // (confirm, supersede, relate) and one provenance and one link statement.
+  // (confirm, supersede, relate) and one link statement.
   const subjects = p.memories.map((m) => entityOf(m.subject));
   const existing = await nearestMemoriesBatch(tx, { userId: scope.user_id }, p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })), dims, NEIGHBOURS);
   const advice = decisions ? await recheckAdvice(tx, scope, decisions) : [];
@@ -72,7 +73,6 @@ export async function writeExtraction(
   }), model, dims, runId, ttlDefaults);
   const idOf = new Map<number, { id: string; inserted: boolean }>(toInsert.map((x, k) => [x.index, rows[k] as { id: string; inserted: boolean }]));
   const targetId = (t: PlannedMemory['target']) => (t === undefined ? undefined : 'id' in t ? t.id : idOf.get(t.pass)?.id);
-  const provenance: Array<{ objectId: string; eventIds: string[] }> = [];
   const links: Array<{ memoryId: string; entityId: string }> = [];
   for (const x of plan) {
     const m = p.memories[x.index] as PreparedMemory;
@@ -81,12 +81,12 @@ export async function writeExtraction(
     if (x.decision.action === 'CONFIRM') {
       if (!target) continue;
       await confirmMemory(tx, target, m.confidence);
-      provenance.push({ objectId: target, eventIds: m.eventIds });
+      provenance.push({ type: 'memory', objectId: target, eventIds: m.eventIds });
       counts.memories_confirmed++;
       continue;
     }
     const row = idOf.get(x.index) as { id: string; inserted: boolean };
-    provenance.push({ objectId: row.id, eventIds: m.eventIds });
+    provenance.push({ type: 'memory', objectId: row.id, eventIds: m.eventIds });
     for (const entityId of new Set([subjects[x.index], ...m.entities.map((n) => entityOf(n))])) if (entityId) links.push({ memoryId: row.id, entityId });
     if (!row.inserted) {
       counts.memories_confirmed++;
@@ -95,22 +95,22 @@ export async function writeExtraction(
     if (x.decision.action === 'UPDATE' && target) {
       await supersedeMemory(tx, target, row.id);
       const rel = await relateMemories(tx, row.id, target, 'replaces', true);
-      if (rel) await addProvenance(tx, 'relation', [{ objectId: rel, eventIds: m.eventIds }], runId);
+      if (rel) provenance.push({ type: 'relation', objectId: rel, eventIds: m.eventIds });
       counts.memories_updated++;
     } else if (x.decision.action === 'CHALLENGE' && target) {
       const rel = await relateMemories(tx, row.id, target, 'challenges', false);
-      if (rel) await addProvenance(tx, 'relation', [{ objectId: rel, eventIds: m.eventIds }], runId);
+      if (rel) provenance.push({ type: 'relation', objectId: rel, eventIds: m.eventIds });
       counts.memories_challenged++;
     } else counts.memories_added++;
   }
-  await addProvenance(tx, 'memory', provenance, runId);
   await linkMemoryEntities(tx, links);
 
   const edges = p.triplets
     .map((t) => ({ t, s: entityOf(t.source), o: entityOf(t.target) }))
     .filter((x): x is { t: (typeof p.triplets)[number]; s: string; o: string } => x.s !== null && x.o !== null && x.s !== x.o);
   const edgeIds = await upsertEdges(tx, edges.map(({ t, s, o }) => ({ sourceId: s, targetId: o, relation: t.relation, description: t.description, ftsDoc: ftsDocument(`${t.source} ${t.relation.replace(/_/g, ' ')} ${t.target} ${t.description}`), validAt: t.validAt })));
-  await addProvenance(tx, 'edge', edges.map(({ t }, i) => ({ objectId: edgeIds[i] as string, eventIds: t.eventIds })), runId);
+  edges.forEach(({ t }, i) => provenance.push({ type: 'edge', objectId: edgeIds[i] as string, eventIds: t.eventIds }));
+  await addProvenanceLinks(tx, provenance, runId);
   counts.edges = new Set(edgeIds).size;
   return counts;
 }
