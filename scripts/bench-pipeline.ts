@@ -104,9 +104,12 @@ async function post(url: string, batch: object[]): Promise<void> {
   if (res.status !== 202) throw new Error(`POST /v1/events answered ${res.status}: ${await res.text()}`);
 }
 
-/** The definition of pending_events in /v1/stats, without the queue counts. */
-async function pending(m: TestMemloom): Promise<number> {
-  return withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE status NOT IN ('done', 'skipped', 'failed')`)).rows[0]?.n ?? 0);
+/**
+ * Whether any event is pending, by the definition of pending_events in /v1/stats (without the
+ * queue counts). EXISTS stops at the first one: a count every 100 ms took ~2% of PGlite's time.
+ */
+async function pending(m: TestMemloom): Promise<boolean> {
+  return withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM events WHERE status NOT IN ('done', 'skipped', 'failed')) AS any`)).rows[0]?.any ?? false);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -117,7 +120,7 @@ async function throughput(model: string, list: object[]): Promise<{ seconds: num
     const t0 = performance.now();
     for (let i = 0; i < list.length; i += 200) await post(inst.m.url, list.slice(i, i + 200));
     const ingestSeconds = (performance.now() - t0) / 1000;
-    while ((await pending(inst.m)) > 0) await sleep(100);
+    while (await pending(inst.m)) await sleep(100);
     const seconds = (performance.now() - t0) / 1000;
     const stats = (await (await fetch(`${inst.m.url}/v1/stats`)).json()) as { objects: Record<string, number>; pending_events: number };
     if (stats.pending_events !== 0) throw new Error('stats disagree: pending_events > 0');
