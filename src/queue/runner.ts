@@ -48,11 +48,13 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
   const workers: Worker[] = [];
   const readiness = new ProviderReadiness(deps);
   let closing = false;
-  let warmed = false;
-  const warm = () => {
-    if (warmed) return;
-    warmed = true;
-    for (const name of names) catalog.get(name)?.warm?.(deps);
+  // Stages of this process that warm up when a job of an upstream queue arrives (Stage.warm).
+  const warming = names.flatMap((n) => catalog.get(n)?.warm ?? []);
+  const warm = (queue: QueueName) => {
+    for (const w of warming.filter((x) => x.on.includes(queue))) {
+      warming.splice(warming.indexOf(w), 1);
+      w.run(deps);
+    }
   };
   for (const name of names) {
     const stage = catalog.get(name);
@@ -61,7 +63,7 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
     const worker: Worker = deps.queues.backend.createWorker(
       name,
       async (job: Job, token?: string) => {
-        warm();
+        if (warming.length > 0) warm(name);
         const parsed = stage.input.safeParse(job.data);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

@@ -30,11 +30,11 @@ export interface Stage<I extends object, R = unknown> {
   handle(input: I, ctx: StageContext): Promise<R>;
   next?(input: I, result: R, ctx: StageContext): NextJob[] | Promise<NextJob[]>;
   /**
-   * Starts loading what this stage's first job needs, without waiting. The runner calls it once,
-   * when this process's workers take their first job of any stage: work arriving upstream means
-   * this stage's jobs will follow, and a process that stays idle loads nothing.
+   * Starts loading what this stage's first job needs, without waiting. The runner calls `run` once,
+   * at the first job this process takes from a queue in `on` (stages upstream of this one): their
+   * work means this stage's jobs will follow. Maintenance jobs and an idle process load nothing.
    */
-  warm?(deps: Deps): void;
+  warm?: { on: readonly QueueName[]; run(deps: Deps): void };
   /** Worker concurrency for this queue (default WORKER_CONCURRENCY). */
   concurrency?: number;
   attempts?: number;

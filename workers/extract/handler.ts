@@ -28,7 +28,7 @@ export const extract = defineStage({
   input: ExtractInput,
   key: extractKey,
   // The offline extractor's thread loads for about a second; start it while triage and embedding run.
-  warm: (deps) => deps.providers.llm.warm?.(),
+  warm: { on: ['triage', 'chunk', 'embed'], run: (deps) => deps.providers.llm.warm?.() },
   concurrency: 2,
   async handle({ tenantId, extractKey: key }, { deps, job, log }): Promise<{ events: number; waitMs?: number } & Partial<WriteCounts>> {
     const claimed = await withTenant(deps.db, tenantId, async (tx) => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addJobs, jobOptions } from '../../src/queue/enqueue.js';
 import { startWorkers } from '../../src/queue/runner.js';
+import type { QueueName } from '../../src/queue/names.js';
 import type { AnyStage } from '../../src/queue/stage.js';
 import { CATALOG } from '../catalog.js';
 import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
@@ -135,11 +136,14 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
     }
   });
 
-  it("warms the process's later stages once, at its first job of any stage, and only stages it runs", async () => {
+  it('warms a stage once, at the first job of a queue upstream of it, and only stages this process runs', async () => {
     const warmed: string[] = [];
     const catalog = new Map(CATALOG);
-    for (const name of ['extract', 'embed'] as const) catalog.set(name, { ...(CATALOG.get(name) as AnyStage), warm: () => void warmed.push(name) });
-    const workers = startWorkers(m.deps, catalog, ['triage', 'extract']);
+    const warmOn = (name: 'extract' | 'embed' | 'chunk', on: QueueName[]) => catalog.set(name, { ...(CATALOG.get(name) as AnyStage), warm: { on, run: () => void warmed.push(name) } });
+    warmOn('extract', ['triage']);
+    warmOn('chunk', ['embed']); // runs here, but no embed job comes
+    warmOn('embed', ['triage']); // not run by this process
+    const workers = startWorkers(m.deps, catalog, ['triage', 'chunk', 'extract']);
     try {
       expect(warmed).toEqual([]); // an idle process loads nothing
       const queue = m.deps.queues.get('triage');
