@@ -15,9 +15,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  */
 export async function extractWithCache(deps: Deps, tenantId: string, input: ExtractInput): Promise<ExtractionResult> {
   const llm = deps.providers.llm;
+  if (!llm.paid) return (await llm.extract(input)).result;
   // Keyed by the messages alone: the known-entity list in the prompt changes whenever another
   // session writes entities, and a retry must still find the answer it already paid for.
-  if (!llm.paid) return (await llm.extract(input)).result;
   const inputHash = sha256(JSON.stringify(input.messages));
   const cached = await withTenant(deps.db, tenantId, (tx) => getLlmCache<unknown>(tx, llm.model, 'extract', inputHash));
   if (cached !== undefined) {
