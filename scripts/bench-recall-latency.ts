@@ -219,9 +219,10 @@ async function main(): Promise<void> {
         await loadMemories(pglite, deps.providers.embeddings, v, loaded, size, (done) => err(`  loaded ${done}/${size}`));
         const insertS = (performance.now() - t0) / 1000;
         t0 = performance.now();
-        // The same definitions as prisma/migrations/20261129000000_init (queries must match them).
+        // The definitions memloom uses (prisma/migrations; queries must match them): the GIN index of
+        // the init migration, the HNSW index as memloom_ensure_ann_index builds it.
         await pglite.exec(`CREATE INDEX memories_fts_idx ON memories USING gin (fts);
-          CREATE INDEX ${HNSW}_${dims} ON memories USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) WHERE embedding_dims = ${dims}`);
+          SELECT memloom_ensure_ann_index('memories', ${dims}, 0)`);
         const indexS = (performance.now() - t0) / 1000;
         t0 = performance.now();
         if (!args['no-analyze']) await pglite.exec('ANALYZE');

@@ -7,6 +7,7 @@ import { ensureTenants, migrate } from './db/migrator.js';
 import { createPool, listTenants, type Db } from './db/pool.js';
 import { createPrisma, type PrismaClient } from './db/prisma.js';
 import { ensureVectorIndexes } from './db/vector-index.js';
+import { EXACT_SCAN_MAX } from './db/sql/recall.js';
 import { createQueueBackend } from './queue/backend.js';
 import { Queues } from './queue/queues.js';
 import { Dispatcher } from './events/dispatcher.js';
@@ -63,11 +64,14 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
   }
   try {
     const rawProviders = await createProviders(config, log.child({ component: 'providers' }));
-    await prepareDatabase(dbUrl, config, rawProviders, log);
+    await prepareDatabase(dbUrl, config, rawProviders, embedded !== undefined, log);
     await embedded?.dropPrivileges();
     const db = createPool(dbUrl, { setRole: embedded === undefined, max: embedded ? 20 : 10 });
     // A server runs autovacuum; PGlite does not, and would never have planner statistics.
-    const autoAnalyze = embedded ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS) : undefined;
+    // It also builds the vector indexes that embedded mode leaves out while tables are small.
+    const autoAnalyze = embedded
+      ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS, { dims: rawProviders.embeddings.dimensions, minRows: EXACT_SCAN_MAX })
+      : undefined;
     const prisma = createPrisma(db);
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX });
     const queues = new Queues(backend);
@@ -103,14 +107,17 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
   }
 }
 
-/** Migrations, tenants and vector indexes, as the database owner, before the app role takes over. */
-async function prepareDatabase(url: string, config: Config, providers: Providers, log: Logger): Promise<void> {
+/**
+ * Migrations, tenants and vector indexes, as the database owner, before the app role takes over.
+ * A server gets every vector index now; embedded mode only those of tables past EXACT_SCAN_MAX rows.
+ */
+async function prepareDatabase(url: string, config: Config, providers: Providers, embedded: boolean, log: Logger): Promise<void> {
   const owner = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await owner.connect();
   try {
     await migrate(owner, log.child({ component: 'migrate' }));
     await ensureTenants(owner, config.MEMLOOM_API_KEYS.values());
-    await ensureVectorIndexes(owner, providers.embeddings.dimensions, log);
+    await ensureVectorIndexes(owner, providers.embeddings.dimensions, embedded ? EXACT_SCAN_MAX : 0, log);
   } finally {
     await owner.end();
   }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeChangedTables } from '../src/db/auto-analyze.js';
+import { AutoAnalyze, analyzeChangedTables } from '../src/db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { withTenant } from '../src/db/pool.js';
+import { ensureVectorIndexes } from '../src/db/vector-index.js';
 import { ftsDocument, ftsQuery } from '../src/domain/text.js';
 import { createLogger } from '../src/logger.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
@@ -48,6 +49,39 @@ describe('embedded mode', () => {
     // Tables are analyzed again only past the threshold (50 rows + 10% changed), not on every look.
     await analyzeChangedTables(m.deps.db);
     expect(await analyzeChangedTables(m.deps.db)).not.toContain('public.events');
+  });
+
+  it('searches small vector tables exactly and builds their HNSW index once they grow (src/db/vector-index.ts)', async () => {
+    const indexes = async () =>
+      (await m.deps.db.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE indexname IN ('chunks_hnsw_384', 'memories_hnsw_384') ORDER BY 1`)).rows.map((r) => r.name);
+    // A fresh store: no graph to update on every insert (its searches are exact, EXACT_SCAN_MAX).
+    expect(await indexes()).toEqual([]);
+    await withTenant(m.deps.db, 'default', async (tx) => {
+      const { rows: ev } = await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) VALUES ('ann', 'x', 'h') RETURNING id`);
+      await tx.query(
+        `INSERT INTO chunks (event_id, idx, content, start_offset, end_offset, tokens, content_hash, occurred_at, fts, embedding, embedding_model, embedding_dims)
+         SELECT $1, i, 'chunk ' || i, 0, 1, 1, 'h' || i, now(), to_tsvector('simple', 'chunk'), ('[' || array_to_string(array_fill(i::real, ARRAY[384]), ',') || ']')::vector, 'test', 384
+         FROM generate_series(1, 120) i`,
+        [ev[0]?.id],
+      );
+    });
+    const log = createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr);
+    // The process's own pass waits for EXACT_SCAN_MAX rows; these use smaller thresholds. Under one, nothing is built.
+    await m.deps.db.query('ANALYZE chunks');
+    expect(await ensureVectorIndexes(m.deps.db, 384, 1000, log)).toEqual([]);
+    const auto = new AutoAnalyze(m.deps.db, log, 3_600_000, { dims: 384, minRows: 100 });
+    try {
+      await m.deps.db.query(`UPDATE chunks SET tokens = 2 WHERE content_hash LIKE 'h%'`); // past the analyze threshold again
+      expect(await auto.run()).toContain('public.chunks');
+    } finally {
+      await auto.close();
+    }
+    // Built as the table's owner (SECURITY DEFINER), though the session runs as memloom_app; only chunks had grown.
+    expect(await indexes()).toEqual(['chunks_hnsw_384']);
+    const { rows } = await m.deps.db.query<{ role: string }>('SELECT current_user AS role');
+    expect(rows[0]?.role).toBe('memloom_app');
+    // The function builds these indexes and nothing else.
+    await expect(m.deps.db.query(`SELECT memloom_ensure_ann_index('events', 384, 0)`)).rejects.toThrow(/no vector index on table events/);
   });
 
   it('serves Bull Board with every pipeline queue', async () => {
@@ -111,6 +145,11 @@ describe('server mode (DATABASE_URL) with Redis queues', () => {
     expect(rows[0]?.role).toBe('memloom_app');
     const r = await getJson(`${m.url}/readyz`);
     expect(r.status).toBe(200);
+  });
+
+  it('builds every vector index at startup, whatever the size of the tables', async () => {
+    const { rows } = await m.deps.db.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE indexname LIKE '%\\_hnsw\\_%' ORDER BY 1`);
+    expect(rows.map((r) => r.name)).toEqual(['chunks_hnsw_384', 'memories_hnsw_384']);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Db } from './pool.js';
+import { ensureVectorIndexes } from './vector-index.js';
 
 /**
  * PostgreSQL's autovacuum ANALYZE for the embedded database, which has none.
@@ -16,6 +17,10 @@ import type { Db } from './pool.js';
  * 30,000 rows per table, so it stays cheap however large a table grows; it holds PGlite's session
  * while it runs, as every statement does. The application role may run it through the predefined
  * role pg_maintain (embedded.ts grants it).
+ *
+ * Embedded mode leaves out a vector table's HNSW index while the table is small enough to be
+ * searched exactly (src/db/vector-index.ts); `annIndex` has a pass that analyzed `chunks` or
+ * `memories` build it once the fresh statistics say the table has outgrown `minRows`.
  */
 export class AutoAnalyze {
   readonly #db: Db;
@@ -23,10 +28,12 @@ export class AutoAnalyze {
   readonly #timer: NodeJS.Timeout;
   #running: Promise<void> | undefined;
   #closed = false;
+  readonly #annIndex: { dims: number; minRows: number } | undefined;
 
-  constructor(db: Db, log: Logger, intervalMs: number) {
+  constructor(db: Db, log: Logger, intervalMs: number, annIndex?: { dims: number; minRows: number }) {
     this.#db = db;
     this.#log = log;
+    this.#annIndex = annIndex;
     this.#timer = setInterval(() => void this.run(), intervalMs);
     this.#timer.unref();
   }
@@ -39,6 +46,8 @@ export class AutoAnalyze {
       try {
         analyzed = await analyzeChangedTables(this.#db);
         if (analyzed.length > 0) this.#log.debug({ tables: analyzed }, 'analyzed');
+        const ann = this.#annIndex;
+        if (ann && analyzed.some((t) => t === 'public.chunks' || t === 'public.memories')) await ensureVectorIndexes(this.#db, ann.dims, ann.minRows, this.#log);
       } catch (err) {
         if (!this.#closed) this.#log.warn({ err }, 'auto-analyze failed');
       }

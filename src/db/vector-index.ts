@@ -1,28 +1,31 @@
-import type pg from 'pg';
+import type { Queryable } from './pool.js';
 import type { Logger } from '../logger.js';
 
-const VECTOR_TABLES = ['chunks', 'memories'] as const;
-/** Graph parameters of every HNSW index (why: prisma/migrations/20261130020000_hnsw_build_params). */
-const HNSW_BUILD = 'WITH (m = 8, ef_construction = 32)';
+export const VECTOR_TABLES = ['chunks', 'memories'] as const;
 /** pgvector's HNSW limit for the `vector` type. */
 const MAX_HNSW_DIMS = 2000;
 
 /**
  * Vectors live in untyped `vector` columns beside their dimensions; HNSW indexes are partial
- * expression indexes per dimension (`embedding::vector(N)` WHERE embedding_dims = N). The initial
- * migration has 384 and 512; a model with another size gets its index here, once, at startup.
- * Queries must use the same expression and predicate (src/db/sql/vector-search.ts) to hit it.
+ * expression indexes per dimension (`embedding::vector(N)` WHERE embedding_dims = N), which
+ * queries must match (src/db/sql/recall.ts, memories-write.ts). The SQL function memloom_ensure_ann_index
+ * (prisma/migrations/20261130030000_ann_index_on_demand) builds one when it is missing and its
+ * table holds more than `minRows` rows: 0 in server mode (every index at startup), EXACT_SCAN_MAX
+ * in embedded mode, where smaller tables are searched exactly and an index would only cost every
+ * insert a graph update on PGlite's one thread (AutoAnalyze builds it once the table grows).
  */
-export async function ensureVectorIndexes(owner: pg.ClientBase, dims: number, log: Logger): Promise<void> {
+export async function ensureVectorIndexes(db: Queryable, dims: number, minRows: number, log: Logger): Promise<string[]> {
   if (dims > MAX_HNSW_DIMS) {
     log.warn({ dims, max: MAX_HNSW_DIMS }, 'embedding dimensions exceed the HNSW limit; vector search runs without an index');
-    return;
+    return [];
   }
+  const created: string[] = [];
   for (const table of VECTOR_TABLES) {
-    const name = `${table}_hnsw_${dims}`;
-    const { rowCount } = await owner.query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [name]);
-    if (rowCount) continue;
-    await owner.query(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) ${HNSW_BUILD} WHERE embedding_dims = ${dims}`);
-    log.info({ index: name }, 'vector index created');
+    const started = performance.now();
+    const { rows } = await db.query<{ created: boolean }>('SELECT memloom_ensure_ann_index($1, $2, $3) AS created', [table, dims, minRows]);
+    if (!rows[0]?.created) continue;
+    created.push(`${table}_hnsw_${dims}`);
+    log.info({ index: `${table}_hnsw_${dims}`, ms: Math.round(performance.now() - started) }, 'vector index created');
   }
+  return created;
 }

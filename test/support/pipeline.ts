@@ -327,7 +327,7 @@ export async function startSharedPglite(dims: number): Promise<EmbeddedDatabase>
   try {
     await migrate(owner, log);
     await ensureTenants(owner, []);
-    await ensureVectorIndexes(owner, dims, log);
+    await ensureVectorIndexes(owner, dims, 0, log);
     await owner.query(`GRANT CREATE ON SCHEMA public TO memloom_app; GRANT SELECT ON memloom_migrations TO memloom_app;
       GRANT INSERT ON tenants TO memloom_app; GRANT CREATE ON DATABASE postgres TO memloom_app; SET ROLE memloom_app`);
   } finally {
