@@ -68,7 +68,7 @@ describe('embedded mode', () => {
     const log = createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr);
     // The process's own pass waits for EXACT_SCAN_MAX rows; these use smaller thresholds. Under one, nothing is built.
     await m.deps.db.query('ANALYZE chunks');
-    expect(await ensureVectorIndexes(m.deps.db, 384, 1000, log)).toEqual([]);
+    expect(await ensureVectorIndexes(m.deps.db, 384, 1000, log)).toEqual(new Map([['chunks', 'small'], ['memories', 'small']]));
     const auto = new AutoAnalyze(m.deps.db, log, 3_600_000, { dims: 384, minRows: 100 });
     try {
       await m.deps.db.query(`UPDATE chunks SET tokens = 2 WHERE content_hash LIKE 'h%'`); // past the analyze threshold again
@@ -78,6 +78,8 @@ describe('embedded mode', () => {
     }
     // Built as the table's owner (SECURITY DEFINER), though the session runs as memloom_app; only chunks had grown.
     expect(await indexes()).toEqual(['chunks_hnsw_384']);
+    expect(await ensureVectorIndexes(m.deps.db, 384, 100, log)).toEqual(new Map([['chunks', 'exists'], ['memories', 'small']]));
+    expect(await ensureVectorIndexes(m.deps.db, 4096, 0, log)).toEqual(new Map([['chunks', 'unsupported'], ['memories', 'unsupported']]));
     const { rows } = await m.deps.db.query<{ role: string }>('SELECT current_user AS role');
     expect(rows[0]?.role).toBe('memloom_app');
     // The function builds these indexes and nothing else.

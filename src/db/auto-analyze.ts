@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Db } from './pool.js';
-import { ensureVectorIndexes } from './vector-index.js';
+import { VECTOR_TABLES, ensureVectorIndexes, type VectorTable } from './vector-index.js';
 
 /**
  * PostgreSQL's autovacuum ANALYZE for the embedded database, which has none.
@@ -29,6 +29,7 @@ export class AutoAnalyze {
   #running: Promise<void> | undefined;
   #closed = false;
   readonly #annIndex: { dims: number; minRows: number } | undefined;
+  #annPending: VectorTable[] = [...VECTOR_TABLES];
 
   constructor(db: Db, log: Logger, intervalMs: number, annIndex?: { dims: number; minRows: number }) {
     this.#db = db;
@@ -46,8 +47,12 @@ export class AutoAnalyze {
       try {
         analyzed = await analyzeChangedTables(this.#db);
         if (analyzed.length > 0) this.#log.debug({ tables: analyzed }, 'analyzed');
-        const ann = this.#annIndex;
-        if (ann && analyzed.some((t) => t === 'public.chunks' || t === 'public.memories')) await ensureVectorIndexes(this.#db, ann.dims, ann.minRows, this.#log);
+        // Row counts change with ANALYZE; a table whose index exists (or cannot) is not looked at again.
+        const grown = this.#annPending.filter((t) => analyzed.includes(`public.${t}`));
+        if (this.#annIndex && grown.length > 0) {
+          const states = await ensureVectorIndexes(this.#db, this.#annIndex.dims, this.#annIndex.minRows, this.#log, grown);
+          this.#annPending = this.#annPending.filter((t) => states.get(t) === 'small' || !states.has(t));
+        }
       } catch (err) {
         if (!this.#closed) this.#log.warn({ err }, 'auto-analyze failed');
       }

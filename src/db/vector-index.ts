@@ -2,30 +2,31 @@ import type { Queryable } from './pool.js';
 import type { Logger } from '../logger.js';
 
 export const VECTOR_TABLES = ['chunks', 'memories'] as const;
-/** pgvector's HNSW limit for the `vector` type. */
+export type VectorTable = (typeof VECTOR_TABLES)[number];
+export type VectorIndexState = 'created' | 'exists' | 'small' | 'unsupported';
+/** pgvector's HNSW limit for the `vector` type (the SQL function checks it too). */
 const MAX_HNSW_DIMS = 2000;
 
 /**
  * Vectors live in untyped `vector` columns beside their dimensions; HNSW indexes are partial
  * expression indexes per dimension (`embedding::vector(N)` WHERE embedding_dims = N), which
- * queries must match (src/db/sql/recall.ts, memories-write.ts). The SQL function memloom_ensure_ann_index
- * (prisma/migrations/20261130030000_ann_index_on_demand) builds one when it is missing and its
- * table holds more than `minRows` rows: 0 in server mode (every index at startup), EXACT_SCAN_MAX
- * in embedded mode, where smaller tables are searched exactly and an index would only cost every
- * insert a graph update on PGlite's one thread (AutoAnalyze builds it once the table grows).
+ * queries must match (src/db/sql/recall.ts, memories-write.ts). The SQL function
+ * memloom_ensure_ann_index (prisma/migrations/20261130030000_ann_index_on_demand) builds one when
+ * it is missing and its table holds more than `minRows` rows: 0 in server mode (every index at
+ * startup), EXACT_SCAN_MAX in embedded mode, where smaller tables are searched exactly and an index
+ * would only cost every insert a graph update on PGlite's one thread (AutoAnalyze builds it once
+ * the table grows). Returns each table's state: built now, already there, still too small, or
+ * over the HNSW limit.
  */
-export async function ensureVectorIndexes(db: Queryable, dims: number, minRows: number, log: Logger): Promise<string[]> {
-  if (dims > MAX_HNSW_DIMS) {
-    log.warn({ dims, max: MAX_HNSW_DIMS }, 'embedding dimensions exceed the HNSW limit; vector search runs without an index');
-    return [];
-  }
-  const created: string[] = [];
-  for (const table of VECTOR_TABLES) {
+export async function ensureVectorIndexes(db: Queryable, dims: number, minRows: number, log: Logger, tables: readonly VectorTable[] = VECTOR_TABLES): Promise<Map<VectorTable, VectorIndexState>> {
+  const states = new Map<VectorTable, VectorIndexState>();
+  for (const table of tables) {
     const started = performance.now();
-    const { rows } = await db.query<{ created: boolean }>('SELECT memloom_ensure_ann_index($1, $2, $3) AS created', [table, dims, minRows]);
-    if (!rows[0]?.created) continue;
-    created.push(`${table}_hnsw_${dims}`);
-    log.info({ index: `${table}_hnsw_${dims}`, ms: Math.round(performance.now() - started) }, 'vector index created');
+    const { rows } = await db.query<{ state: VectorIndexState }>('SELECT memloom_ensure_ann_index($1, $2, $3) AS state', [table, dims, minRows]);
+    const state = rows[0]?.state ?? 'small';
+    states.set(table, state);
+    if (state === 'created') log.info({ index: `${table}_hnsw_${dims}`, ms: Math.round(performance.now() - started) }, 'vector index created');
   }
-  return created;
+  if ([...states.values()].includes('unsupported')) log.warn({ dims, max: MAX_HNSW_DIMS }, 'embedding dimensions exceed the HNSW limit; vector search runs without an index');
+  return states;
 }

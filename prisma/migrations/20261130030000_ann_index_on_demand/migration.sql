@@ -13,10 +13,11 @@ DROP INDEX IF EXISTS memories_hnsw_512;
 
 -- Creates `<tbl>_hnsw_<dims>` (the partial expression index the vector searches use, with the
 -- graph parameters of migration 20261130020000) when it is missing and the table holds more than
--- `min_rows` rows (planner statistics; a count when the table was never analyzed). Returns whether
--- it created the index. SECURITY DEFINER: the application role may build these indexes and
+-- `min_rows` rows (planner statistics; a count when the table was never analyzed). Returns
+-- 'created', 'exists', 'small' (not built yet) or 'unsupported' (over pgvector's 2,000 dimensions
+-- for HNSW; such vectors are searched without an index). SECURITY DEFINER: the application role may build these indexes and
 -- nothing else; the table and dimension are checked, the name is built here.
-CREATE FUNCTION memloom_ensure_ann_index(tbl text, dims int, min_rows int) RETURNS boolean
+CREATE FUNCTION memloom_ensure_ann_index(tbl text, dims int, min_rows int) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
 DECLARE
   idx text := format('%s_hnsw_%s', tbl, dims);
@@ -25,12 +26,11 @@ BEGIN
   IF tbl NOT IN ('chunks', 'memories') THEN
     RAISE EXCEPTION 'memloom_ensure_ann_index: no vector index on table %', tbl;
   END IF;
-  -- pgvector's HNSW limit for the vector type; larger vectors are searched without an index.
   IF dims IS NULL OR dims < 1 OR dims > 2000 THEN
-    RETURN false;
+    RETURN 'unsupported';
   END IF;
   IF EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'public' AND indexname = idx) THEN
-    RETURN false;
+    RETURN 'exists';
   END IF;
   IF min_rows > 0 THEN
     SELECT reltuples INTO n FROM pg_class WHERE oid = format('public.%I', tbl)::regclass;
@@ -38,13 +38,13 @@ BEGIN
       EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM public.%I LIMIT %s) s', tbl, min_rows + 1) INTO n;
     END IF;
     IF n <= min_rows THEN
-      RETURN false;
+      RETURN 'small';
     END IF;
   END IF;
   EXECUTE format(
     'CREATE INDEX IF NOT EXISTS %I ON public.%I USING hnsw ((embedding::vector(%s)) vector_cosine_ops) WITH (m = 8, ef_construction = 32) WHERE embedding_dims = %s',
     idx, tbl, dims, dims);
-  RETURN true;
+  RETURN 'created';
 END $$;
 
 REVOKE ALL ON FUNCTION memloom_ensure_ann_index(text, int, int) FROM PUBLIC;
