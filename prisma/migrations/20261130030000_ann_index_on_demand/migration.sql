@@ -2,21 +2,31 @@
 -- in embedded mode, on PGlite's one thread, that was ~15% of the pipeline's time (2,364 LoCoMo
 -- events: 9.4-10.2 s with the indexes, 8.1-8.6 s without). Yet a search over at most 5,000 rows
 -- (EXACT_SCAN_MAX, src/db/sql/recall.ts) is scored exactly and never uses them, and without an
--- index every search is exact. So the indexes are dropped here and created by
--- memloom_ensure_ann_index: at startup in server mode (always), and in embedded mode once the table
--- holds more than EXACT_SCAN_MAX rows (src/db/vector-index.ts). Building one over 5,000 hashing
--- vectors took 0.8 s in PGlite, once per table and dimension.
-DROP INDEX IF EXISTS chunks_hnsw_384;
-DROP INDEX IF EXISTS chunks_hnsw_512;
-DROP INDEX IF EXISTS memories_hnsw_384;
-DROP INDEX IF EXISTS memories_hnsw_512;
+-- index every search is exact. So the indexes of tables of at most 5,000 rows are dropped here
+-- (larger tables keep theirs: rebuilding costs about 1 ms per vector) and memloom_ensure_ann_index
+-- creates them: at startup in server mode (always), and in embedded mode once the table holds more
+-- than EXACT_SCAN_MAX rows (src/db/vector-index.ts). Building one over 5,000 hashing vectors took
+-- 0.8 s in PGlite, once per table and dimension. Row counts are the planner's (reltuples, which
+-- ANALYZE and CREATE INDEX keep; -1 for a table never analyzed, whose index is dropped and rebuilt).
+DO $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT i.indexname, c.reltuples FROM pg_indexes i
+           JOIN pg_class c ON c.relname = i.tablename AND c.relnamespace = 'public'::regnamespace
+           WHERE i.schemaname = 'public' AND i.indexname ~ '^(chunks|memories)_hnsw_[0-9]+$' LOOP
+    IF r.reltuples <= 5000 THEN
+      EXECUTE format('DROP INDEX %I', r.indexname);
+    END IF;
+  END LOOP;
+END $$;
 
 -- Creates `<tbl>_hnsw_<dims>` (the partial expression index the vector searches use, with the
 -- graph parameters of migration 20261130020000) when it is missing and the table holds more than
 -- `min_rows` rows (planner statistics; a count when the table was never analyzed). Returns
 -- 'created', 'exists', 'small' (not built yet) or 'unsupported' (over pgvector's 2,000 dimensions
--- for HNSW; such vectors are searched without an index). SECURITY DEFINER: the application role may build these indexes and
--- nothing else; the table and dimension are checked, the name is built here.
+-- for HNSW; such vectors are searched without an index). SECURITY DEFINER: the application role
+-- may build these indexes and nothing else; the table and dimension are checked, the name is
+-- built here.
 CREATE FUNCTION memloom_ensure_ann_index(tbl text, dims int, min_rows int) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
 DECLARE
