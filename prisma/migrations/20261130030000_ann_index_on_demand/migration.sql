@@ -39,6 +39,9 @@ BEGIN
   IF dims IS NULL OR dims < 1 OR dims > 2000 THEN
     RETURN 'unsupported';
   END IF;
+  -- Processes starting together (server mode) would otherwise both find the index missing, and
+  -- the second CREATE INDEX would fail on the catalog's unique name once the first commits.
+  PERFORM pg_advisory_xact_lock(727002); -- the migrator holds 727001 (src/db/migrator.ts)
   IF EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'public' AND indexname = idx) THEN
     RETURN 'exists';
   END IF;
