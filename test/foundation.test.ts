@@ -1,6 +1,11 @@
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AutoAnalyze, analyzeChangedTables } from '../src/db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { MIGRATIONS_DIR, migrate } from '../src/db/migrator.js';
 import { withTenant } from '../src/db/pool.js';
 import { ensureVectorIndexes } from '../src/db/vector-index.js';
 import { ftsDocument, ftsQuery } from '../src/domain/text.js';
@@ -152,6 +157,44 @@ describe('server mode (DATABASE_URL) with Redis queues', () => {
   it('builds every vector index at startup, whatever the size of the tables', async () => {
     const { rows } = await m.deps.db.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE indexname LIKE '%\\_hnsw\\_%' ORDER BY 1`);
     expect(rows.map((r) => r.name)).toEqual(['chunks_hnsw_384', 'memories_hnsw_384']);
+  });
+});
+
+describe('migration 20261130030000_ann_index_on_demand on an existing store', () => {
+  let db: EmbeddedDatabase | undefined;
+  let dir: string | undefined;
+  afterAll(async () => {
+    await db?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the HNSW indexes of a table past 5,000 rows (rebuilding them would be slow) and drops those of smaller tables', async () => {
+    const log = createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr);
+    db = await startEmbeddedDatabase({ home: '', port: 0, inMemory: true, log });
+    const owner = new pg.Client({ connectionString: db.url });
+    await owner.connect();
+    try {
+      // The store as the migrations before this one left it: every HNSW index, 5,100 chunks with vectors.
+      dir = await mkdtemp(path.join(os.tmpdir(), 'memloom-migrations-'));
+      for (const name of (await readdir(MIGRATIONS_DIR)).filter((n) => n < '20261130030000')) await cp(path.join(MIGRATIONS_DIR, name), path.join(dir, name), { recursive: true });
+      await migrate(owner, log, dir);
+      const indexes = async () => (await owner.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE indexname LIKE '%\\_hnsw\\_%' ORDER BY 1`)).rows.map((r) => r.name);
+      expect(await indexes()).toEqual(['chunks_hnsw_384', 'chunks_hnsw_512', 'memories_hnsw_384', 'memories_hnsw_512']);
+      await owner.query(`SET app.tenant_id = 'default'`);
+      const { rows: ev } = await owner.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) VALUES ('old', 'x', 'h') RETURNING id`);
+      await owner.query(
+        `INSERT INTO chunks (event_id, idx, content, start_offset, end_offset, tokens, content_hash, occurred_at, fts, embedding, embedding_model, embedding_dims)
+         SELECT $1, i, 'chunk', 0, 1, 1, 'h', now(), to_tsvector('simple', 'chunk'), ('[' || array_to_string(array_fill((i % 7 + 1)::real, ARRAY[384]), ',') || ']')::vector, 'test', 384
+         FROM generate_series(1, 5100) i`,
+        [ev[0]?.id],
+      );
+      await owner.query('ANALYZE chunks; ANALYZE memories');
+      expect(await migrate(owner, log)).toEqual(['20261130030000_ann_index_on_demand']);
+      // Row counts are per table: an index of another dimension costs its inserts nothing.
+      expect(await indexes()).toEqual(['chunks_hnsw_384', 'chunks_hnsw_512']);
+    } finally {
+      await owner.end();
+    }
   });
 });
 
