@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq';
-import { withTenant } from '../../src/db/pool.js';
+import { withTenant, type Queryable } from '../../src/db/pool.js';
 import { usersOfExtractKey } from '../../src/db/sql/briefing.js';
 import { knownEntities } from '../../src/db/sql/entities.js';
-import { claimForExtraction, hasPendingExtraction, markExtracted, quietState, releaseExtraction, type EventToExtract } from '../../src/db/sql/extract-events.js';
+import { claimForExtraction, hasPendingExtraction, markExtracted, quietState, releaseExtraction, type EventToExtract, type PendingState } from '../../src/db/sql/extract-events.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import type { Deps } from '../../src/deps.js';
 import { embedDocuments } from '../../src/embeddings.js';
@@ -30,7 +30,7 @@ export const extract = defineStage({
   // The offline extractor's thread loads for about a second; start it while triage and embedding run.
   warm: { on: ['triage', 'chunk', 'embed'], run: (deps) => deps.providers.llm.warm?.() },
   concurrency: 2,
-  async handle({ tenantId, extractKey: key }, { deps, job, log }): Promise<{ events: number; waitMs?: number } & Partial<WriteCounts>> {
+  async handle({ tenantId, extractKey: key }, { deps, job, log }): Promise<{ events: number; waitMs?: number; after?: AfterPass } & Partial<WriteCounts>> {
     const claimed = await withTenant(deps.db, tenantId, async (tx) => {
       const waitMs = debounceWait(deps.config, await quietState(tx, key));
       if (waitMs > 0) return { waitMs };
@@ -40,7 +40,7 @@ export const extract = defineStage({
     const { events, known } = claimed;
     if (events.length === 0) return { events: 0 };
     try {
-      return await extractClaimed(deps, tenantId, events, known, job, log);
+      return await extractClaimed(deps, tenantId, key, events, known, job, log);
     } catch (err) {
       await withTenant(deps.db, tenantId, (tx) => releaseExtraction(tx, events.map((e) => e.id))).catch((releaseErr: unknown) =>
         log.warn({ err: releaseErr }, 'extraction claim not released; it expires'),
@@ -54,9 +54,10 @@ export const extract = defineStage({
     // The key is not quiet yet: look again when it may be (a plain job; the queue's debounce
     // identity is still held by the pass that is running now).
     if (result.waitMs !== undefined) return [{ stage: 'extract', input: { tenantId, extractKey: key }, opts: { delay: result.waitMs } }];
-    const { pending, claimed, claimLeftMs } = await withTenant(deps.db, tenantId, (tx) => hasPendingExtraction(tx, key, extractLeaseMs(deps.config)));
+    // A pass read this in its write transaction; a job that claimed nothing reads it now.
+    const { pending, claimed, claimLeftMs, users } = result.after ?? (await withTenant(deps.db, tenantId, (tx) => afterPass(tx, key, deps.config)));
     // Once the key is fully extracted, its users' working memory is refreshed (debounced per user).
-    if (pending === 0 && claimed === 0) return (await withTenant(deps.db, tenantId, (tx) => usersOfExtractKey(tx, key))).map((u) => briefingJob(deps.config, tenantId, u));
+    if (pending === 0 && claimed === 0) return users.map((u) => briefingJob(deps.config, tenantId, u));
     const delay = pending === 0 ? Math.max(0, claimLeftMs) + 1000 : pending >= EXTRACT_BATCH ? 0 : deps.config.EXTRACT_DEBOUNCE_MS;
     return [{ stage: 'extract', input: { tenantId, extractKey: key }, opts: { delay } }];
   },
@@ -79,17 +80,30 @@ export async function askProviders(deps: Deps, tenantId: string, events: EventTo
   return { prepared, vectors: split, scope, decisions };
 }
 
-/** One pass over claimed events: providers, then one transaction that writes and marks them done. */
-async function extractClaimed(deps: Deps, tenantId: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, job: Job, log: Logger): Promise<{ events: number } & WriteCounts> {
+/** What follows a pass (next()): the key's events still waiting or claimed, and its users once it has none. */
+interface AfterPass extends PendingState {
+  users: string[];
+}
+
+async function afterPass(tx: Queryable, key: string, config: Deps['config']): Promise<AfterPass> {
+  const state = await hasPendingExtraction(tx, key, extractLeaseMs(config));
+  return { ...state, users: state.pending === 0 && state.claimed === 0 ? await usersOfExtractKey(tx, key) : [] };
+}
+
+/**
+ * One pass over claimed events: providers, then one transaction that writes, marks them done and
+ * reads what follows (next() used to read it in one or two transactions of its own).
+ */
+async function extractClaimed(deps: Deps, tenantId: string, key: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, job: Job, log: Logger): Promise<{ events: number; after: AfterPass } & WriteCounts> {
   const { prepared, vectors, scope, decisions } = await askProviders(deps, tenantId, events, known, log);
   const embedder = deps.providers.embeddings;
-  const counts = await withTenant(deps.db, tenantId, async (tx) => {
+  const { counts, after } = await withTenant(deps.db, tenantId, async (tx) => {
     const runId = await startRun(tx, { stage: 'extract', jobId: job.id, provider: deps.config.LLM_PROVIDER, model: deps.providers.llm.model });
     const c = await writeExtraction(tx, prepared, vectors, scope, embedder, runId, deps.config.TTL_DEFAULTS, decisions);
     await markExtracted(tx, events.map((e) => e.id));
     await finishRun(tx, runId, { events: events.length, ...c });
-    return c;
+    return { counts: c, after: await afterPass(tx, key, deps.config) };
   });
   log.debug({ events: events.length, ...counts }, 'extracted');
-  return { events: events.length, ...counts };
+  return { events: events.length, after, ...counts };
 }
