@@ -35,10 +35,11 @@ describe('nearest memories of a user scope', () => {
       { vector: query as number[], hash: 'no-such-hash' },
       { vector: vectors[2] as number[], hash: contentHash(normalizeText(texts[1] as string)) },
     ];
-    for (const userId of ['nb-alice', null]) {
+    // exactMax 2 puts the three-memory scopes past the exact path: the same answers from the other query.
+    for (const [userId, exactMax] of [['nb-alice', undefined], [null, undefined], ['nb-alice', 2], [null, 2]] as const) {
       const found = await withTenant(m.deps.db, TENANT, async (tx) => {
         const ids = (await tx.query<{ id: string }>('SELECT id FROM memories WHERE user_id IS NOT DISTINCT FROM $1', [userId])).rows.map((r) => r.id);
-        return { ids, near: await nearestMemoriesBatch(tx, { userId }, queries, dimensions, 2) };
+        return { ids, near: await nearestMemoriesBatch(tx, { userId }, queries, dimensions, 2, exactMax) };
       });
       expect(found.ids).toHaveLength(3);
       const [first, second] = found.near.map((list) => [...list].sort((a, b) => b.similarity - a.similarity));
@@ -52,5 +53,11 @@ describe('nearest memories of a user scope', () => {
       expect(new Set(second?.map((n) => n.content))).toEqual(new Set([texts[1], texts[2]]));
       expect(second?.every((n) => found.ids.includes(n.id))).toBe(true);
     }
+  });
+
+  it('answers an empty scope with no neighbours', async () => {
+    const [v] = await embed(['Nobody has said anything yet']);
+    const near = await withTenant(m.deps.db, TENANT, (tx) => nearestMemoriesBatch(tx, { userId: 'nb-nobody' }, [{ vector: v as number[], hash: 'h' }], m.deps.providers.embeddings.dimensions, 2));
+    expect(near).toEqual([[]]);
   });
 });

@@ -25,43 +25,64 @@ export interface MemoryNeighbour {
  * so that filtering to one user does not starve it. The exact path reads the user's rows once for
  * all units and computes each distance once (20 units over 442 memories: 33 → 21 ms).
  */
-export async function nearestMemoriesBatch(tx: Queryable, scope: { userId: string | null }, queries: Array<{ vector: number[]; hash: string }>, dims: number, limit: number): Promise<MemoryNeighbour[][]> {
+export async function nearestMemoriesBatch(
+  tx: Queryable,
+  scope: { userId: string | null },
+  queries: Array<{ vector: number[]; hash: string }>,
+  dims: number,
+  limit: number,
+  exactMax = EXACT_SCAN_MAX,
+): Promise<MemoryNeighbour[][]> {
   if (queries.length === 0) return [];
   // `user_id = $1` (or IS NULL), not IS NOT DISTINCT FROM: only these reach the scope index, the
   // other scans every active memory of the tenant.
   const user = scope.userId === null ? 'user_id IS NULL AND $1::text IS NULL' : 'user_id = $1';
-  const { rows: size } = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user} LIMIT $2) s`,
-    [scope.userId, EXACT_SCAN_MAX + 1],
-  );
-  const exact = (size[0]?.n ?? 0) <= EXACT_SCAN_MAX;
-  if (!exact) await setVectorSearch(tx, true, Math.max(200, 8 * limit));
   const params: unknown[] = [scope.userId, queries.map((q) => q.hash), limit];
   const vectors = vectorList(params, queries.map((q) => q.vector));
   const names = ['id', 'kind', 'content', 'content_hash', 'subject_entity_id', 'version', 'occurred_at'];
   const columns = names.join(', ');
   const of = (table: string) => names.map((c) => `${table}.${c}`).join(', ');
+  const queryVectors = `q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n))`;
+  // The exact path first, without asking the scope's size: it reads at most exactMax + 1 rows of
+  // the scope once for all units and computes each distance once (OFFSET 0 keeps the planner from
+  // folding the subquery and computing it again for `similarity`); a scope past exactMax answers
+  // nothing (the `small` test is a one-time filter, so its distances are never computed).
   const { rows } = await tx.query<MemoryNeighbour & { i: number }>(
-    exact
-      ? // The scope is read once, not once per unit; each distance is computed once (OFFSET 0 keeps
-        // the planner from folding the subquery and computing it again for `similarity`).
-        `WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n)),
-         pool AS MATERIALIZED (SELECT ${columns}, embedding FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user})
-         SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
-           SELECT ${columns}, 1 - d AS similarity FROM (SELECT ${columns}, p.embedding <=> q.v AS d FROM pool p OFFSET 0) s ORDER BY d LIMIT $3) n
-         UNION
-         SELECT q.i, ${of('p')}, 1.0 FROM q JOIN pool p ON p.content_hash = q.h`
-      : // The HNSW index is on embedding::vector(dims); the uncast column does not match it.
-        `WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n))
-         SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
-           SELECT ${columns}, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
-           FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user}
-           ORDER BY embedding::vector(${dims}) <=> q.v LIMIT $3) n
-         UNION
-         SELECT q.i, ${of('m')}, 1.0
-         FROM q JOIN memories m ON m.content_hash = q.h AND m.status = 'active' AND coalesce(m.user_id, '') = coalesce($1, '')`,
+    `WITH ${queryVectors},
+       pool AS MATERIALIZED (SELECT ${columns}, embedding FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user} LIMIT ${exactMax + 1}),
+       small AS MATERIALIZED (SELECT count(*) <= ${exactMax} AS ok FROM pool)
+     SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
+       SELECT ${columns}, 1 - d AS similarity FROM (SELECT ${columns}, p.embedding <=> q.v AS d FROM pool p WHERE (SELECT ok FROM small) OFFSET 0) s ORDER BY d LIMIT $3) n
+     UNION
+     SELECT q.i, ${of('p')}, 1.0 FROM q JOIN pool p ON p.content_hash = q.h WHERE (SELECT ok FROM small)`,
     params,
   );
+  // No row: the scope is empty, or past exactMax, where the HNSW graph (it holds every user's
+  // memories) is walked with iterative scans on, so that filtering to one user does not starve it.
+  if (rows.length === 0) {
+    const { rows: size } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user} LIMIT $2) s`,
+      [scope.userId, exactMax + 1],
+    );
+    if ((size[0]?.n ?? 0) <= exactMax) return queries.map(() => []);
+    await setVectorSearch(tx, true, Math.max(200, 8 * limit));
+    // The HNSW index is on embedding::vector(dims); the uncast column does not match it.
+    rows.push(
+      ...(
+        await tx.query<MemoryNeighbour & { i: number }>(
+          `WITH ${queryVectors}
+           SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
+             SELECT ${columns}, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
+             FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user}
+             ORDER BY embedding::vector(${dims}) <=> q.v LIMIT $3) n
+           UNION
+           SELECT q.i, ${of('m')}, 1.0
+           FROM q JOIN memories m ON m.content_hash = q.h AND m.status = 'active' AND coalesce(m.user_id, '') = coalesce($1, '')`,
+          params,
+        )
+      ).rows,
+    );
+  }
   const out: MemoryNeighbour[][] = queries.map(() => []);
   for (const { i, ...n } of rows) out[i]?.push(n);
   return out;
