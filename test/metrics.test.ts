@@ -77,6 +77,14 @@ describe('GET /metrics', () => {
     }));
     await postEvents(m.url, events, 2);
     await waitDrained(m.url, events.length);
+    // No event is pending once the last pass commits, but its job finishes a moment later, and a
+    // debounced pass may still come and find nothing: the gauges below are compared with a second
+    // read of the queues, so both must see the pipeline's queues at rest.
+    const piped = ['triage', 'chunk', 'embed', 'extract'] as const;
+    await waitFor(async () => {
+      const c = await m.deps.queues.counts();
+      return piped.every((q) => ['active', 'waiting', 'delayed'].every((s) => (c[q]?.[s] ?? 0) === 0)) ? c : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 100, what: 'the pipeline queues to rest' });
 
     const res = await fetch(`${m.url}/metrics`);
     expect(res.status).toBe(200);
