@@ -22,6 +22,11 @@ export interface RunningWorkers {
 
 export type StageCatalog = ReadonlyMap<QueueName, AnyStage>;
 
+/** A stage's worker concurrency: its own (a number, or a function of the configuration), else WORKER_CONCURRENCY. */
+function concurrencyOf(stage: AnyStage, config: Deps['config']): number {
+  return typeof stage.concurrency === 'function' ? stage.concurrency(config) : (stage.concurrency ?? config.WORKER_CONCURRENCY);
+}
+
 /** Turns NextJob descriptors into queue jobs with the target stage's idempotent job id. */
 export async function enqueueNext(deps: Deps, catalog: StageCatalog, next: NextJob[]): Promise<void> {
   if (next.length === 0) return;
@@ -106,7 +111,7 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
         }
       },
       // A stage that needs a paid provider starts consuming once the provider answers (below).
-      { concurrency: stage.concurrency ?? deps.config.WORKER_CONCURRENCY, autorun: readiness.needs(name).length === 0 },
+      { concurrency: concurrencyOf(stage, deps.config), autorun: readiness.needs(name).length === 0 },
     );
     const needs = readiness.needs(name);
     if (needs.length > 0) {

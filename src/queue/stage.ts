@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { z } from 'zod';
+import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { Logger } from '../logger.js';
 import type { QueueName } from './names.js';
@@ -35,8 +36,8 @@ export interface Stage<I extends object, R = unknown> {
    * work means this stage's jobs will follow. Maintenance jobs and an idle process load nothing.
    */
   warm?: { on: readonly QueueName[]; run(deps: Deps): void };
-  /** Worker concurrency for this queue (default WORKER_CONCURRENCY). */
-  concurrency?: number;
+  /** Worker concurrency for this queue (default WORKER_CONCURRENCY), or a function of the configuration. */
+  concurrency?: number | ((config: Config) => number);
   attempts?: number;
 }
 
