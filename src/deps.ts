@@ -66,14 +66,15 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     const rawProviders = await createProviders(config, log.child({ component: 'providers' }));
     await prepareDatabase(dbUrl, config, rawProviders, embedded !== undefined, log);
     await embedded?.dropPrivileges();
-    const db = createPool(dbUrl, { setRole: embedded === undefined, max: embedded ? 20 : 10 });
+    const stream = embedded ? () => (embedded as EmbeddedDatabase).connect() : undefined;
+    const db = createPool(dbUrl, { setRole: embedded === undefined, max: embedded ? 20 : 10, stream });
     // A server runs autovacuum; PGlite does not, and would never have planner statistics.
     // It also builds the vector indexes that embedded mode leaves out while tables are small.
     const autoAnalyze = embedded
       ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS, { dims: rawProviders.embeddings.dimensions, minRows: EXACT_SCAN_MAX })
       : undefined;
     const prisma = createPrisma(db);
-    const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX });
+    const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX, stream });
     const queues = new Queues(backend);
     const dispatcher = new Dispatcher({ db, queues, log });
     const metrics = createMetrics();

@@ -5,6 +5,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AutoAnalyze, analyzeChangedTables } from '../src/db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { InProcessSocket } from '../src/db/in-process-socket.js';
+import { insertJobDeadLetter } from '../src/db/sql/dead-letters.js';
 import { MIGRATIONS_DIR, migrate } from '../src/db/migrator.js';
 import { withTenant } from '../src/db/pool.js';
 import { ensureVectorIndexes } from '../src/db/vector-index.js';
@@ -40,6 +42,26 @@ describe('embedded mode', () => {
     );
     // Commits still write their WAL before answering: an accepted event survives a killed process.
     expect(rows[0]).toEqual({ fpw: 'off', fsync: 'off', sync: 'on' });
+  });
+
+  it('connects the process’s pools in-process; a connection that dies inside a transaction neither holds the session nor keeps its writes (src/db/in-process-socket.ts)', async () => {
+    const pooled = await m.deps.db.connect();
+    try {
+      expect((pooled as unknown as { connection: { stream: unknown } }).connection.stream).toBeInstanceOf(InProcessSocket);
+    } finally {
+      pooled.release();
+    }
+    const embedded = m.deps.embedded as EmbeddedDatabase;
+    const dying = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+    dying.on('error', () => undefined);
+    await dying.connect();
+    await dying.query(`BEGIN; SELECT set_config('app.tenant_id', 'default', true)`);
+    await insertJobDeadLetter(dying, { queue: 'extract', jobId: 'in-process-probe', message: 'PROBE: rolled back', payload: '{}' });
+    (dying as unknown as { connection: { stream: InProcessSocket } }).connection.stream.destroy();
+    // Another connection gets the session (it would wait forever behind an open transaction) and
+    // sees no trace of the dead one's write.
+    const { rows } = await withTenant(m.deps.db, 'default', (tx) => tx.query(`SELECT 1 FROM dead_letters WHERE job_id = 'in-process-probe'`));
+    expect(rows).toEqual([]);
   });
 
   it('analyzes changed tables as autovacuum would, which PGlite lacks (src/db/auto-analyze.ts)', async () => {

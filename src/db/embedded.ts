@@ -2,11 +2,13 @@ import { execFile } from 'node:child_process';
 import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from '../logger.js';
+import { inProcessSocketPair } from './in-process-socket.js';
 import { SessionQueue } from './pglite-session-queue.js';
 
 export interface EmbeddedDatabase {
@@ -14,6 +16,12 @@ export interface EmbeddedDatabase {
   url: string;
   port: number;
   db: PGlite;
+  /**
+   * A new connection to the database without the loopback socket, for `pg`'s `stream` option:
+   * this process's pools use it (no kernel round trip per protocol message); other processes
+   * (the CLI, tools) use `url`.
+   */
+  connect(): Duplex;
   /** Switch the single PGlite session to the application role (after migrations). */
   dropPrivileges(): Promise<void>;
   stop(): Promise<void>;
@@ -52,6 +60,8 @@ export async function startEmbeddedDatabase(opts: {
   // Connections must take turns per protocol exchange, not per message (see SessionQueue).
   (server as unknown as { queryQueue: SessionQueue }).queryQueue = new SessionQueue(db);
   await server.start();
+  // The server's own accept path (its handler, the session queue) for in-process connections.
+  const handleConnection = (server as unknown as { handleConnection(socket: Duplex): Promise<void> }).handleConnection.bind(server);
   const address = server.getServerConn();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
   opts.log.info({ port, dataDir: opts.inMemory ? 'memory' : dataDir }, 'embedded database listening');
@@ -59,6 +69,11 @@ export async function startEmbeddedDatabase(opts: {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     port,
     db,
+    connect() {
+      const [client, server] = inProcessSocketPair();
+      void handleConnection(server);
+      return client;
+    },
     async dropPrivileges() {
       // pg_maintain: ANALYZE for the application role (auto-analyze.ts), as PGlite has no autovacuum.
       await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; SET ROLE memloom_app`);

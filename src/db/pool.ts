@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import { MemloomError } from '../errors.js';
 
@@ -14,9 +15,11 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * security holds even for superuser DATABASE_URLs (embedded mode switches the one PGlite session
  * instead, see embedded.ts).
  */
-export function createPool(url: string, opts: { max?: number; setRole: boolean; applicationName?: string }): Db {
+export function createPool(url: string, opts: { max?: number; setRole: boolean; applicationName?: string; stream?: () => Duplex }): Db {
   const pool = new pg.Pool({
     connectionString: url,
+    // Embedded mode: connections inside the process, without the loopback socket (embedded.ts).
+    ...(opts.stream ? { stream: opts.stream } : {}),
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? 'memloom',
     connectionTimeoutMillis: 10_000,

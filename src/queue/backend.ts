@@ -1,4 +1,5 @@
 import { Queue, Worker, withBackend, createPostgresBackend, type ConnectionOptions, type Processor, type WorkerOptions, type QueueOptions } from 'bullmq';
+import type { Duplex } from 'node:stream';
 import type { QueueName } from './names.js';
 
 export type QueueBackendKind = 'redis' | 'postgres';
@@ -30,7 +31,7 @@ export function redisConnection(redisUrl: string): ConnectionOptions {
   };
 }
 
-export function createQueueBackend(opts: { redisUrl?: string | undefined; databaseUrl: string; prefix: string }): QueueBackend {
+export function createQueueBackend(opts: { redisUrl?: string | undefined; databaseUrl: string; prefix: string; stream?: (() => Duplex) | undefined }): QueueBackend {
   if (opts.redisUrl) {
     const connection = redisConnection(opts.redisUrl);
     const base: QueueOptions = { connection, prefix: opts.prefix };
@@ -44,7 +45,9 @@ export function createQueueBackend(opts: { redisUrl?: string | undefined; databa
   const pgClasses = withBackend(createPostgresBackend);
   // A config object (not a bare string) so BullMQ pins search_path on real PostgreSQL and runs its
   // own schema migrations on first use.
-  const connection = { connectionString: opts.databaseUrl, migrate: true, max: 4 };
+  // `stream`: the embedded database's in-process connections (embedded.ts); BullMQ hands its
+  // config to pg for the pool and for its LISTEN connection alike.
+  const connection = { connectionString: opts.databaseUrl, migrate: true, max: 4, ...(opts.stream ? { stream: opts.stream } : {}) };
   return {
     kind: 'postgres',
     prefix: opts.prefix,
