@@ -20,10 +20,12 @@ const inFlight = new WeakMap<EmbeddingProvider, Map<string, InFlight>>();
 /**
  * Document vectors through the tenant's cache: identical text is never embedded twice (the cache
  * is keyed by model + sha256(text)), and a job replayed after a crash finds its vectors cached.
- * Never call inside a transaction: the provider call happens between two short ones.
+ * A model that computes a vector faster than the cache returns one (`cached: false`, local
+ * hashing) skips it. Never call inside a transaction: the provider call happens between two short ones.
  */
 export async function embedDocuments(db: Db, tenantId: string, embeddings: EmbeddingProvider, texts: string[]): Promise<number[][]> {
   if (texts.length === 0) return [];
+  if (!embeddings.cached) return (await embeddings.embed(texts, 'document')).vectors;
   const hashes = texts.map((t) => contentHash(t));
   let running = inFlight.get(embeddings);
   if (!running) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putCachedVectors } from '../src/db/sql/embedding-cache.js';
 import { withTenant } from '../src/db/pool.js';
 import { insertMemory, relateMemories, supersedeMemory } from '../src/db/sql/memories-write.js';
 import { addProvenance } from '../src/db/sql/provenance.js';
@@ -87,6 +88,11 @@ describe('forget', () => {
     };
     expect((await fromSession({ query: 'billing service PostgreSQL', user_id: 'alice' })).length).toBeGreaterThan(0);
     await expectNoViolations();
+    // A cached embedder (OpenAI, USE-lite) keeps the session's texts as vectors in the cache; local
+    // hashing caches nothing (src/embeddings.ts), so they are put there as such a model would have.
+    const sessionHashes = SESSION.map((e) => contentHash(e.content));
+    await withTenant(m.deps.db, 'default', (tx) => putCachedVectors(tx, 'text-embedding-3-small', sessionHashes.map((hash) => ({ hash, vector: [0.6, 0.8, 0] }))));
+    expect(await sql('SELECT 1 FROM embedding_cache WHERE text_hash = ANY($1::text[])', [sessionHashes])).toHaveLength(SESSION.length);
 
     const first = await forget({ session_id: 'forget-s1' });
     expect(first.status).toBe(200);
@@ -104,7 +110,7 @@ describe('forget', () => {
       }
     }
     // No vector of a forgotten text survives in the embedding cache.
-    const cached = await sql('SELECT 1 FROM embedding_cache WHERE text_hash = ANY($1::text[])', [SESSION.map((e) => contentHash(e.content))]);
+    const cached = await sql('SELECT 1 FROM embedding_cache WHERE text_hash = ANY($1::text[])', [sessionHashes]);
     expect(cached).toEqual([]);
     await expectNoViolations();
 

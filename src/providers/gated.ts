@@ -48,6 +48,9 @@ export class GatedEmbeddings implements EmbeddingProvider {
   get paid(): boolean {
     return this.#inner.paid;
   }
+  get cached(): boolean {
+    return this.#inner.cached;
+  }
 
   /** One gated request per batch, so requests-per-minute counts what the provider sees. */
   async embed(texts: string[], role: EmbedRole): Promise<EmbeddingResult> {

@@ -18,6 +18,12 @@ export interface EmbeddingProvider {
   readonly dimensions: number;
   /** Paid providers cost money and are gated; local ones are not. */
   readonly paid: boolean;
+  /**
+   * Whether document vectors go through the embedding cache (src/embeddings.ts): yes where a
+   * vector costs money or real compute; no for a model that computes one faster than the cache
+   * can return it (local hashing).
+   */
+  readonly cached: boolean;
   embed(texts: string[], role: EmbedRole): Promise<EmbeddingResult>;
   /** Cheap check that the provider answers; throws a MemloomError when it does not. */
   ready(): Promise<void>;

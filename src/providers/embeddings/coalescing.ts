@@ -36,6 +36,9 @@ export class CoalescingEmbeddings implements EmbeddingProvider {
   get paid(): boolean {
     return this.#inner.paid;
   }
+  get cached(): boolean {
+    return this.#inner.cached;
+  }
   get inner(): EmbeddingProvider {
     return this.#inner;
   }

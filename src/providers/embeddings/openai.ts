@@ -31,6 +31,7 @@ const PROBE_TEXT = 'memloom readiness probe';
 export class OpenAIEmbeddings implements EmbeddingProvider {
   readonly model: string;
   readonly paid = true;
+  readonly cached = true;
   private readonly client: OpenAI;
   private readonly requestDimensions: number | undefined;
   private readonly batchSize: number;

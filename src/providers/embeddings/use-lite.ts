@@ -54,6 +54,7 @@ export class UseLiteEmbeddings implements EmbeddingProvider {
   readonly model = USE_LITE_MODEL;
   readonly dimensions = USE_LITE_DIMENSIONS;
   readonly paid = false;
+  readonly cached = true;
 
   private readonly batchSize: number;
   private readonly threadUrl: URL;
