@@ -2,11 +2,16 @@
  * Pipeline throughput and freshness in embedded mode (one process: PGlite on disk, the PostgreSQL
  * queue backend, every pipeline worker), for each local embedder.
  *
- * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--seconds 20] [--rate 50] [--only throughput|freshness] [--debounce 100] [--redis] [--in-memory]
+ * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--warmup 0] [--seconds 20] [--rate 50] [--only throughput|freshness] [--debounce 100] [--redis] [--in-memory]
  *
  * (a) throughput: N conversational events (LoCoMo turns, with speakers and sessions) posted in
  *     batches of 200; events/s from the first POST until pending_events == 0, i.e. until everything
- *     is recallable as memory (triage, chunk, embed and the debounced extraction all done).
+ *     is recallable as memory (triage, chunk, embed and the debounced extraction all done). Also
+ *     printed: how long the main thread (PGlite's thread) was busy, and the process's CPU time.
+ *     `--warmup N` first sends the corpus's first N turns as another user's and waits until they
+ *     are done, untimed: the figure is then that of a running instance, without a fresh process's
+ *     one-time costs (the JIT of the first jobs, loading the token tables, starting the extractor's
+ *     thread). The default, 0, times a fresh process's first burst.
  * (b) freshness: a fresh instance receives events at a steady rate (default 50/s, round-robin over
  *     the sessions, 5 per POST every 100 ms); per event, the time from the POST's answer until its
  *     chunk has a vector, and until its extraction is done (minus EXTRACT_DEBOUNCE_MS). Chunks are
@@ -114,17 +119,25 @@ async function pending(m: TestMemloom): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function throughput(model: string, list: object[]): Promise<{ seconds: number; ingestSeconds: number; stats: Record<string, number> }> {
+async function throughput(model: string, list: object[], warmup: object[]): Promise<{ seconds: number; ingestSeconds: number; mainBusySeconds: number; cpuSeconds: number; stats: Record<string, number> }> {
   const inst = await start(model);
   try {
+    if (warmup.length > 0) {
+      for (let i = 0; i < warmup.length; i += 200) await post(inst.m.url, warmup.slice(i, i + 200));
+      while (await pending(inst.m)) await sleep(100);
+    }
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const elu0 = performance.eventLoopUtilization();
     for (let i = 0; i < list.length; i += 200) await post(inst.m.url, list.slice(i, i + 200));
     const ingestSeconds = (performance.now() - t0) / 1000;
     while (await pending(inst.m)) await sleep(100);
     const seconds = (performance.now() - t0) / 1000;
+    const mainBusySeconds = performance.eventLoopUtilization(elu0).active / 1000;
+    const cpu = process.cpuUsage(cpu0);
     const stats = (await (await fetch(`${inst.m.url}/v1/stats`)).json()) as { objects: Record<string, number>; pending_events: number };
     if (stats.pending_events !== 0) throw new Error('stats disagree: pending_events > 0');
-    return { seconds, ingestSeconds, stats: stats.objects };
+    return { seconds, ingestSeconds, mainBusySeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, stats: stats.objects };
   } finally {
     await stop(inst);
   }
@@ -240,19 +253,22 @@ async function main(): Promise<void> {
   const file = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : path.resolve(import.meta.dirname, '../../shared/data/locomo-dev.json');
   const models = arg('models', 'hashing,use-lite').split(',');
   const copies = Number(arg('repeat', '1'));
+  const warmupTurns = Number(arg('warmup', '0'));
   const seconds = Number(arg('seconds', '20'));
   const rate = Number(arg('rate', '50'));
   const turns = await loadTurns(file);
   const out = (s: string) => process.stdout.write(`${s}\n`);
-  out(`corpus: ${turns.length} LoCoMo turns from ${file}; throughput on ${turns.length * copies} events; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`);
+  const warmup = events(turns.slice(0, warmupTurns), 1, 'w').map((e) => ({ ...e, user_id: 'bench-warmup' }));
+  out(`corpus: ${turns.length} LoCoMo turns from ${file}; throughput on ${turns.length * copies} events${warmup.length > 0 ? ` after ${warmup.length} untimed warm-up events` : ' (a fresh process)'}; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`);
   const rows: string[] = [];
   for (const model of models) {
     const only = arg('only', '');
     const n = turns.length * copies;
     let t: Awaited<ReturnType<typeof throughput>> | undefined;
     if (only !== 'freshness') {
-      t = await throughput(model, events(turns, copies, 't'));
+      t = await throughput(model, events(turns, copies, 't'), warmup);
       out(`${model}: ${n} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`);
+      out(`${model}: main thread busy ${t.mainBusySeconds.toFixed(2)} s (${((100 * t.mainBusySeconds) / t.seconds).toFixed(0)}%), process CPU ${t.cpuSeconds.toFixed(2)} s (all threads)`);
     }
     let f: Awaited<ReturnType<typeof freshness>> | undefined;
     if (only !== 'throughput') {
