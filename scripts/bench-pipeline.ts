@@ -29,6 +29,8 @@
  * The LoCoMo file (CC BY-NC 4.0) is read from ../shared/data, never copied into the repository.
  * Figures go to stdout as a table; nothing here is a test.
  */
+// First: the V8 settings of a memloom process (bin/memloom.js), since memloom runs in this one.
+import '../src/v8-flags.mjs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
