@@ -64,6 +64,69 @@ describe('embedded mode', () => {
     expect(rows).toEqual([]);
   });
 
+  it('gives each of many in-process connections the answers to its own statements (src/db/session-connection.ts)', async () => {
+    const embedded = m.deps.embedded as EmbeddedDatabase;
+    const clients = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const c = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+        await c.connect();
+        return c;
+      }),
+    );
+    try {
+      // Parameterized (five protocol messages each), in and out of transactions, all at once.
+      const answers = await Promise.all(
+        clients.map(async (c, i) => {
+          const got: string[] = [];
+          for (let k = 0; k < 30; k++) {
+            if (k % 10 === 0) await c.query('BEGIN');
+            got.push((await c.query<{ v: string }>('SELECT $1::text || repeat($2::text, $3::int) AS v', [`c${i}-q${k}-`, 'x', k])).rows[0]?.v ?? '');
+            if (k % 10 === 9) await c.query('COMMIT');
+          }
+          return got;
+        }),
+      );
+      answers.forEach((got, i) => expect(got).toEqual(Array.from({ length: 30 }, (_, k) => `c${i}-q${k}-${'x'.repeat(k)}`)));
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+    }
+  });
+
+  it('runs statements that arrive together in order, an error failing only its own (src/db/session-connection.ts)', async () => {
+    const embedded = m.deps.embedded as EmbeddedDatabase;
+    const socket = embedded.connect();
+    const received: Buffer[] = [];
+    socket.on('data', (d: Buffer) => received.push(d));
+    const message = (type: string, body: Buffer) => Buffer.concat([Buffer.from(type), int32(body.length + 4), body]);
+    const int32 = (n: number) => {
+      const b = Buffer.alloc(4);
+      b.writeInt32BE(n);
+      return b;
+    };
+    const cstr = (s: string) => Buffer.from(`${s}\0`);
+    const extended = (sql: string) =>
+      Buffer.concat([
+        message('P', Buffer.concat([cstr(''), cstr(sql), Buffer.from([0, 0])])),
+        message('B', Buffer.concat([cstr(''), cstr(''), Buffer.from([0, 0, 0, 0, 0, 0])])),
+        message('E', Buffer.concat([cstr(''), int32(0)])),
+        message('S', Buffer.alloc(0)),
+      ]);
+    const startup = Buffer.concat([int32(196608), cstr('user'), cstr('postgres'), cstr('database'), cstr('postgres'), Buffer.from([0])]);
+    socket.write(Buffer.concat([int32(startup.length + 4), startup]));
+    await waitFor(() => Buffer.concat(received).includes(Buffer.from('Z\0\0\0\x05I')), { what: 'ready for query' });
+    received.length = 0;
+    // Three statements in one write: the second fails; the first and third still answer.
+    socket.write(Buffer.concat([extended(`SELECT 'first'`), extended('SELECT 1/0'), extended(`SELECT 'third'`)]));
+    const answer = await waitFor(() => {
+      const all = Buffer.concat(received);
+      return all.toString('latin1').split('Z\0\0\0\x05I').length - 1 === 3 ? all.toString('latin1') : undefined;
+    }, { what: 'three answers' });
+    expect(answer.indexOf('first')).toBeGreaterThan(-1);
+    expect(answer.indexOf('division by zero')).toBeGreaterThan(answer.indexOf('first'));
+    expect(answer.indexOf('third')).toBeGreaterThan(answer.indexOf('division by zero'));
+    socket.destroy();
+  });
+
   it('analyzes changed tables as autovacuum would, which PGlite lacks (src/db/auto-analyze.ts)', async () => {
     const events = Array.from({ length: 80 }, (_, i) => ({ session_id: 'analyze', content: `event number ${i} for the planner statistics` }));
     expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);

@@ -10,6 +10,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from '../logger.js';
 import { inProcessSocketPair } from './in-process-socket.js';
 import { SessionQueue } from './pglite-session-queue.js';
+import { serveConnection } from './session-connection.js';
 
 export interface EmbeddedDatabase {
   /** postgresql:// URL of the loopback socket server. */
@@ -18,8 +19,9 @@ export interface EmbeddedDatabase {
   db: PGlite;
   /**
    * A new connection to the database without the loopback socket, for `pg`'s `stream` option:
-   * this process's pools use it (no kernel round trip per protocol message); other processes
-   * (the CLI, tools) use `url`.
+   * this process's pools use it (no kernel round trip, and one trip into PGlite per statement
+   * instead of one per protocol message: session-connection.ts); other processes (the CLI, tools)
+   * use `url`.
    */
   connect(): Duplex;
   /** Switch the single PGlite session to the application role (after migrations). */
@@ -59,10 +61,9 @@ export async function startEmbeddedDatabase(opts: {
   await db.exec('SET search_path TO public, bullmq');
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: opts.port, maxConnections: 1000 });
   // Connections must take turns per protocol exchange, not per message (see SessionQueue).
-  (server as unknown as { queryQueue: SessionQueue }).queryQueue = new SessionQueue(db);
+  const queue = new SessionQueue(db);
+  (server as unknown as { queryQueue: SessionQueue }).queryQueue = queue;
   await server.start();
-  // The server's own accept path (its handler, the session queue) for in-process connections.
-  const handleConnection = (server as unknown as { handleConnection(socket: Duplex): Promise<void> }).handleConnection.bind(server);
   const address = server.getServerConn();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
   opts.log.info({ port, dataDir: opts.inMemory ? 'memory' : dataDir }, 'embedded database listening');
@@ -72,7 +73,7 @@ export async function startEmbeddedDatabase(opts: {
     db,
     connect() {
       const [client, server] = inProcessSocketPair();
-      void handleConnection(server);
+      serveConnection(queue, server);
       return client;
     },
     async dropPrivileges() {

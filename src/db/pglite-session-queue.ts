@@ -95,8 +95,8 @@ export class SessionQueue {
           if (!this.#db.isInTransaction()) this.#owner = null;
           continue;
         }
-        const type = item.message[0];
-        const startup = item.message.length >= 8 && type === 0x00;
+        const startup = item.message.length >= 8 && item.message[0] === 0x00;
+        const type = startup ? 0x00 : lastMessageType(item.message);
         if ((type === SYNC || type === QUERY || type === TERMINATE || startup) && !this.#db.isInTransaction()) this.#owner = null;
         item.resolve(bytes);
       }
@@ -116,10 +116,18 @@ export class SessionQueue {
     }
   }
 
-  #trackListen(handlerId: number, message: Uint8Array): void {
-    const type = message[0];
-    if (type !== QUERY && type !== PARSE) return;
-    const text = Buffer.from(message.buffer, message.byteOffset + 5, message.length - 5).toString('utf8');
+  #trackListen(handlerId: number, messages: Uint8Array): void {
+    // A batch may hold several messages (serveConnection); each Query or Parse may LISTEN.
+    for (let pos = 0; pos + 5 <= messages.length; ) {
+      const type = messages[pos] as number;
+      const len = 1 + (((messages[pos + 1]! << 24) | (messages[pos + 2]! << 16) | (messages[pos + 3]! << 8) | messages[pos + 4]!) >>> 0);
+      if (type === QUERY || type === PARSE) this.#trackListenText(handlerId, Buffer.from(messages.buffer, messages.byteOffset + pos + 5, Math.max(0, Math.min(len, messages.length - pos) - 5)).toString('utf8'));
+      if (len < 5) break;
+      pos += len;
+    }
+  }
+
+  #trackListenText(handlerId: number, text: string): void {
     if (!/LISTEN/i.test(text)) return;
     for (const m of text.matchAll(LISTEN_RE)) {
       const channel = m[2] ?? m[3] ?? '';
@@ -131,6 +139,18 @@ export class SessionQueue {
       this.#listening.set(handlerId, set);
     }
   }
+}
+
+/** Type of the last message of a batch of complete frontend messages (type byte, int32 length). */
+function lastMessageType(messages: Uint8Array): number | undefined {
+  let type: number | undefined;
+  for (let pos = 0; pos + 5 <= messages.length; ) {
+    type = messages[pos];
+    const len = ((messages[pos + 1]! << 24) | (messages[pos + 2]! << 16) | (messages[pos + 3]! << 8) | messages[pos + 4]!) >>> 0;
+    if (len < 4) break;
+    pos += 1 + len;
+  }
+  return type;
 }
 
 /** Splits a backend message stream, diverting NotificationResponse messages to `onNotification`. */
