@@ -92,6 +92,23 @@ describe('embedded mode', () => {
     }
   });
 
+  it('lets timers and I/O run between the statements of a busy in-process connection (src/db/session-connection.ts)', async () => {
+    const embedded = m.deps.embedded as EmbeddedDatabase;
+    const c = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+    await c.connect();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      // Statement after statement, as a pipeline stage runs them: answers arrive on nextTick and
+      // the next statement follows as a microtask, which alone would never let the timer fire.
+      for (let i = 0; i < 200; i++) await c.query('SELECT $1::int AS i', [i]);
+    } finally {
+      clearInterval(timer);
+      await c.end();
+    }
+    expect(ticks).toBeGreaterThan(5);
+  });
+
   it('runs statements that arrive together in order, an error failing only its own (src/db/session-connection.ts)', async () => {
     const embedded = m.deps.embedded as EmbeddedDatabase;
     const socket = embedded.connect();
