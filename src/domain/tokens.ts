@@ -8,15 +8,9 @@ type Counter = (text: string, options: { disallowedSpecial: Set<string> }) => nu
 let counter: Counter | undefined;
 
 /**
- * The o200k tables take ~50 MB and ~0.25 s of the main thread to load, so they are loaded on the
- * first count: a process running only the API or the watcher never needs them. A process running
- * the chunk stage loads them at start (workers/chunk/handler.ts `load`).
+ * The o200k tables take ~50 MB once loaded, so they are loaded on the first count: a process
+ * running only the API or the watcher never needs them.
  */
-/** Whether this process has loaded the o200k tables (tests, diagnostics). */
-export function tokenTablesLoaded(): boolean {
-  return counter !== undefined;
-}
-
 function countO200k(text: string, options: { disallowedSpecial: Set<string> }): number {
   counter ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: Counter }).countTokens;
   return counter(text, options);

@@ -64,7 +64,6 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
   for (const name of names) {
     const stage = catalog.get(name);
     if (!stage) continue;
-    stage.load?.();
     const log = deps.log.child({ stage: name });
     const worker: Worker = deps.queues.backend.createWorker(
       name,

@@ -36,12 +36,6 @@ export interface Stage<I extends object, R = unknown> {
    * work means this stage's jobs will follow. Maintenance jobs and an idle process load nothing.
    */
   warm?: { on: readonly QueueName[]; run(deps: Deps): void };
-  /**
-   * Loads, before the worker reports ready, what every job of this stage needs and the process
-   * would otherwise load inside its first job (e.g. the tokenizer's tables: ~0.25 s of the main
-   * thread). Only processes that run the stage pay it.
-   */
-  load?(): void;
   /** Worker concurrency for this queue (default WORKER_CONCURRENCY), or a function of the configuration. */
   concurrency?: number | ((config: Config) => number);
   attempts?: number;

@@ -3,7 +3,6 @@ import { chunkedByJob, eventsToChunk, insertChunks, type NewChunk } from '../../
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import { chunkText } from '../../src/domain/chunking.js';
 import { contentHash, ftsDocument } from '../../src/domain/text.js';
-import { countTokens } from '../../src/domain/tokens.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { embedJob } from '../embed/schema.js';
 import { CHUNK_MAX_TOKENS, CHUNK_OVERLAP_TOKENS, ChunkInput, chunkKey } from './schema.js';
@@ -16,8 +15,6 @@ export const chunk = defineStage({
   name: 'chunk',
   input: ChunkInput,
   key: chunkKey,
-  // Every chunk is counted in o200k tokens: load the tables at start, not in the first job.
-  load: () => void countTokens(''),
   async handle({ tenantId, eventIds }, { deps, job }) {
     return withTenant(deps.db, tenantId, async (tx) => {
       const events = await eventsToChunk(tx, eventIds);
