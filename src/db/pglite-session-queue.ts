@@ -118,12 +118,8 @@ export class SessionQueue {
 
   #trackListen(handlerId: number, messages: Uint8Array): void {
     // A batch may hold several messages (serveConnection); each Query or Parse may LISTEN.
-    for (let pos = 0; pos + 5 <= messages.length; ) {
-      const type = messages[pos] as number;
-      const len = 1 + (((messages[pos + 1]! << 24) | (messages[pos + 2]! << 16) | (messages[pos + 3]! << 8) | messages[pos + 4]!) >>> 0);
-      if (type === QUERY || type === PARSE) this.#trackListenText(handlerId, Buffer.from(messages.buffer, messages.byteOffset + pos + 5, Math.max(0, Math.min(len, messages.length - pos) - 5)).toString('utf8'));
-      if (len < 5) break;
-      pos += len;
+    for (const m of frontendMessages(messages)) {
+      if (m.type === QUERY || m.type === PARSE) this.#trackListenText(handlerId, Buffer.from(messages.buffer, messages.byteOffset + m.start + 5, m.end - m.start - 5).toString('utf8'));
     }
   }
 
@@ -141,15 +137,20 @@ export class SessionQueue {
   }
 }
 
-/** Type of the last message of a batch of complete frontend messages (type byte, int32 length). */
+/** The complete frontend messages of a batch (type byte, int32 length including itself, body). */
+function* frontendMessages(messages: Uint8Array): Generator<{ type: number; start: number; end: number }> {
+  for (let pos = 0; pos + 5 <= messages.length; ) {
+    const len = ((messages[pos + 1]! << 24) | (messages[pos + 2]! << 16) | (messages[pos + 3]! << 8) | messages[pos + 4]!) >>> 0;
+    const end = pos + 1 + len;
+    if (len < 4 || end > messages.length) return;
+    yield { type: messages[pos] as number, start: pos, end };
+    pos = end;
+  }
+}
+
 function lastMessageType(messages: Uint8Array): number | undefined {
   let type: number | undefined;
-  for (let pos = 0; pos + 5 <= messages.length; ) {
-    type = messages[pos];
-    const len = ((messages[pos + 1]! << 24) | (messages[pos + 2]! << 16) | (messages[pos + 3]! << 8) | messages[pos + 4]!) >>> 0;
-    if (len < 4) break;
-    pos += 1 + len;
-  }
+  for (const m of frontendMessages(messages)) type = m.type;
   return type;
 }
 
