@@ -2,17 +2,15 @@ import { Duplex } from 'node:stream';
 
 /**
  * One end of an in-process connection: the part of net.Socket that `pg` (client side) and
- * pglite-socket's handler (server side) use. Bytes written to one end are read from the other on
- * the next tick, in order; no kernel socket, no syscall per message.
+ * serveConnection (server side, session-connection.ts) use. Bytes written to one end are read
+ * from the other on the next tick, in order; no kernel socket, no syscall per message.
  */
 export class InProcessSocket extends Duplex {
-  readonly remoteAddress = 'in-process';
-  readonly remotePort = 0;
   peer: InProcessSocket | undefined;
   #outgoing: Buffer[] = [];
 
   constructor() {
-    // Ending one direction ends the connection, as a TCP close does for pg and the handler.
+    // Ending one direction ends the connection, as a TCP close does for pg and the server side.
     super({ allowHalfOpen: false });
   }
 
