@@ -2,16 +2,17 @@
  * Pipeline throughput and freshness in embedded mode (one process: PGlite on disk, the PostgreSQL
  * queue backend, every pipeline worker), for each local embedder.
  *
- * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--warmup 0] [--seconds 20] [--rate 50] [--only throughput|freshness] [--debounce 100] [--redis] [--in-memory]
+ * Run: npx tsx scripts/bench-pipeline.ts [path/to/locomo-dev.json] [--models hashing,use-lite] [--repeat 1] [--bursts 2] [--warmup 0] [--seconds 20] [--rate 50] [--only throughput|freshness] [--debounce 100] [--redis] [--in-memory]
  *
  * (a) throughput: N conversational events (LoCoMo turns, with speakers and sessions) posted in
  *     batches of 200; events/s from the first POST until pending_events == 0, i.e. until everything
  *     is recallable as memory (triage, chunk, embed and the debounced extraction all done). Also
  *     printed: how long the main thread (PGlite's thread) was busy, and the process's CPU time.
- *     `--warmup N` first sends the corpus's first N turns as another user's and waits until they
- *     are done, untimed: the figure is then that of a running instance, without a fresh process's
- *     one-time costs (the JIT of the first jobs, loading the token tables, starting the extractor's
- *     thread). The default, 0, times a fresh process's first burst.
+ *     `--bursts` (default 2) times that many bursts one after the other on the same instance, each
+ *     another copy of the corpus (other users and sessions): the first is a fresh process's, with
+ *     its one-time costs (the JIT of the first jobs, loading the token tables, starting the
+ *     extractor's thread); the next ones are a running instance's. `--warmup N` first sends the
+ *     corpus's first N turns as another user's and waits until they are done, untimed.
  * (b) freshness: a fresh instance receives events at a steady rate (default 50/s, round-robin over
  *     the sessions, 5 per POST every 100 ms); per event, the time from the POST's answer until its
  *     chunk has a vector, and until its extraction is done (minus EXTRACT_DEBOUNCE_MS). Chunks are
@@ -121,25 +122,38 @@ async function pending(m: TestMemloom): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function throughput(model: string, list: object[], warmup: object[]): Promise<{ seconds: number; ingestSeconds: number; mainBusySeconds: number; cpuSeconds: number; stats: Record<string, number> }> {
+interface Burst {
+  seconds: number;
+  ingestSeconds: number;
+  mainBusySeconds: number;
+  cpuSeconds: number;
+  stats: Record<string, number>;
+}
+
+/** Times each burst in turn on one instance: the first on a fresh process, the next on a running one. */
+async function throughput(model: string, bursts: object[][], warmup: object[]): Promise<Burst[]> {
   const inst = await start(model);
   try {
     if (warmup.length > 0) {
       for (let i = 0; i < warmup.length; i += 200) await post(inst.m.url, warmup.slice(i, i + 200));
       while (await pending(inst.m)) await sleep(100);
     }
-    const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
-    const elu0 = performance.eventLoopUtilization();
-    for (let i = 0; i < list.length; i += 200) await post(inst.m.url, list.slice(i, i + 200));
-    const ingestSeconds = (performance.now() - t0) / 1000;
-    while (await pending(inst.m)) await sleep(100);
-    const seconds = (performance.now() - t0) / 1000;
-    const mainBusySeconds = performance.eventLoopUtilization(elu0).active / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    const stats = (await (await fetch(`${inst.m.url}/v1/stats`)).json()) as { objects: Record<string, number>; pending_events: number };
-    if (stats.pending_events !== 0) throw new Error('stats disagree: pending_events > 0');
-    return { seconds, ingestSeconds, mainBusySeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, stats: stats.objects };
+    const results: Burst[] = [];
+    for (const list of bursts) {
+      const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
+      const elu0 = performance.eventLoopUtilization();
+      for (let i = 0; i < list.length; i += 200) await post(inst.m.url, list.slice(i, i + 200));
+      const ingestSeconds = (performance.now() - t0) / 1000;
+      while (await pending(inst.m)) await sleep(100);
+      const seconds = (performance.now() - t0) / 1000;
+      const mainBusySeconds = performance.eventLoopUtilization(elu0).active / 1000;
+      const cpu = process.cpuUsage(cpu0);
+      const stats = (await (await fetch(`${inst.m.url}/v1/stats`)).json()) as { objects: Record<string, number>; pending_events: number };
+      if (stats.pending_events !== 0) throw new Error('stats disagree: pending_events > 0');
+      results.push({ seconds, ingestSeconds, mainBusySeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, stats: stats.objects });
+    }
+    return results;
   } finally {
     await stop(inst);
   }
@@ -260,38 +274,46 @@ async function main(): Promise<void> {
   const models = arg('models', 'hashing,use-lite').split(',');
   const copies = Number(arg('repeat', '1'));
   const warmupTurns = Number(arg('warmup', '0'));
+  const burstCount = Number(arg('bursts', '2'));
+  if (!Number.isInteger(burstCount) || burstCount < 1) throw new Error('--bursts must be a positive integer');
   const seconds = Number(arg('seconds', '20'));
   const rate = Number(arg('rate', '50'));
   const turns = await loadTurns(file);
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const warmup = events(turns.slice(0, warmupTurns), 1, 'w').map((e) => ({ ...e, user_id: 'bench-warmup' }));
-  out(`corpus: ${turns.length} LoCoMo turns from ${file}; throughput on ${turns.length * copies} events${warmup.length > 0 ? ` after ${warmup.length} untimed warm-up events` : ' (a fresh process)'}; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`);
+  out(`corpus: ${turns.length} LoCoMo turns from ${file}; throughput: ${burstCount} burst(s) of ${turns.length * copies} events on one instance${warmup.length > 0 ? `, after ${warmup.length} untimed warm-up events` : ', the first on a fresh process'}; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`);
   const rows: string[] = [];
   for (const model of models) {
     const only = arg('only', '');
     const n = turns.length * copies;
-    let t: Awaited<ReturnType<typeof throughput>> | undefined;
+    const ms = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(0));
     if (only !== 'freshness') {
-      t = await throughput(model, events(turns, copies, 't'), warmup);
-      out(`${model}: ${n} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`);
-      out(`${model}: main thread busy ${t.mainBusySeconds.toFixed(2)} s (${((100 * t.mainBusySeconds) / t.seconds).toFixed(0)}%), process CPU ${t.cpuSeconds.toFixed(2)} s (all threads)`);
+      // Burst k is another copy of the corpus (other users and sessions) on the same instance.
+      const timed = await throughput(model, Array.from({ length: burstCount }, (_, k) => events(turns, copies, `t${k}`)), warmup);
+      timed.forEach((t, k) => {
+        const label = burstLabel(k, warmup.length);
+        out(`${model}, ${label}: ${n} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`);
+        out(`${model}, ${label}: main thread busy ${t.mainBusySeconds.toFixed(2)} s (${((100 * t.mainBusySeconds) / t.seconds).toFixed(0)}%), process CPU ${t.cpuSeconds.toFixed(2)} s (all threads)`);
+        rows.push(`| ${model} | ${label} | ${n} | ${t.seconds.toFixed(1)} | ${(n / t.seconds).toFixed(0)} | - | - / - | - / - |`);
+      });
     }
-    let f: Awaited<ReturnType<typeof freshness>> | undefined;
     if (only !== 'throughput') {
-      f = await freshness(model, interleave(events(turns, 2, 'f')), rate, seconds);
+      const f = await freshness(model, interleave(events(turns, 2, 'f')), rate, seconds);
       out(`${model}: freshness over ${f.sent} events sent at ${f.sendRate.toFixed(1)}/s (${f.skipped} skipped by triage, ${f.missing} not done when polling stopped)`);
       out(`${model}: chunk freshness after the first ${WARM_MS / 1000} s, p50 / p95 / max ms: ${f.warmChunkP50.toFixed(0)} / ${f.warmChunkP95.toFixed(0)} / ${f.warmChunkMax.toFixed(0)}`);
       out(`${model}: chunk latency by step, p50 / p95 ms: stored → chunk row ${f.stored2chunkP50.toFixed(0)} / ${f.stored2chunkP95.toFixed(0)}, chunk row → vector seen ${f.chunk2vectorP50.toFixed(0)} / ${f.chunk2vectorP95.toFixed(0)}`);
+      rows.push(`| ${model} | freshness, a fresh process | - | - | - | ${rate} | ${ms(f.chunkP50)} / ${ms(f.chunkP95)} | ${ms(f.extractP50)} / ${ms(f.extractP95)} |`);
     }
-    const ms = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(0));
-    rows.push(
-      `| ${model} | ${t ? n : '-'} | ${t ? t.seconds.toFixed(1) : '-'} | ${t ? (n / t.seconds).toFixed(0) : '-'} | ${rate} | ${ms(f?.chunkP50)} / ${ms(f?.chunkP95)} | ${ms(f?.extractP50)} / ${ms(f?.extractP95)} |`,
-    );
   }
   out('');
-  out('| embedder | events | ingest → recallable (s) | events/s | sent/s | chunk freshness p50 / p95 (ms) | extraction freshness p50 / p95 (ms, minus debounce) |');
-  out('|---|---|---|---|---|---|---|');
+  out('| embedder | run | events | ingest → recallable (s) | events/s | sent/s | chunk freshness p50 / p95 (ms) | extraction freshness p50 / p95 (ms, minus debounce) |');
+  out('|---|---|---|---|---|---|---|---|');
   for (const r of rows) out(r);
+}
+
+function burstLabel(k: number, warmup: number): string {
+  if (k > 0) return `burst ${k + 1}, a running instance`;
+  return warmup > 0 ? `burst 1, after ${warmup} warm-up events` : 'burst 1, a fresh process';
 }
 
 await main();
