@@ -43,6 +43,16 @@ const apiKeys = z.string().optional().transform((v, ctx) => {
   return keys;
 });
 
+/** `key,key2` → the keys that open the operator surfaces (Bull Board, /metrics). */
+const adminKeys = z.string().optional().transform((v, ctx) => {
+  const keys = (v ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+  if (keys.some((k) => k.includes(':') || k.length > 200)) {
+    ctx.addIssue({ code: 'custom', message: 'a comma-separated list of keys (no tenant: admin keys open every tenant\u2019s operator view)' });
+    return z.NEVER;
+  }
+  return keys;
+});
+
 export const ConfigSchema = z.object({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: int(8787, 0, 65535),
@@ -53,6 +63,10 @@ export const ConfigSchema = z.object({
   /** BullMQ key prefix on Redis (several deployments can share one Redis). Use {braces} for Redis Cluster. */
   QUEUE_PREFIX: z.string().trim().regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _, -, { or }').default('memloom'),
   MEMLOOM_API_KEYS: apiKeys,
+  /** Keys for Bull Board and /metrics once any key is configured; a tenant's key answers 403 there. */
+  MEMLOOM_ADMIN_KEYS: adminKeys,
+  /** Label budget and task gauges with tenant ids (off: only deployment-wide figures are exported). */
+  METRICS_TENANT_LABELS: bool(false),
   /** Loopback port of the embedded database; 0 picks a free one. Never 5432 by default. */
   MEMLOOM_DB_PORT: int(0, 0, 65535),
   /**

@@ -77,7 +77,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX, stream });
     const queues = new Queues(backend);
     const dispatcher = new Dispatcher({ db, queues, log });
-    const metrics = createMetrics();
+    const metrics = createMetrics({ tenantLabels: config.METRICS_TENANT_LABELS });
     const gateStore: GateStore = config.REDIS_URL ? new RedisGateStore(config.REDIS_URL, backend.prefix) : new PgGateStore(db);
     const gate = new Gate({ config, db, store: gateStore, metrics, log: log.child({ component: 'gate' }) });
     const providers = gateProviders(rawProviders, gate, {
@@ -87,7 +87,8 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     metrics.bind({
       log,
       queueCounts: () => queues.counts(),
-      gateState: async () => gate.state((await listTenants(db)).slice(0, 100)),
+      // Tenant ids appear as labels only when asked for (METRICS_TENANT_LABELS).
+      gateState: async () => gate.state(config.METRICS_TENANT_LABELS ? (await listTenants(db)).slice(0, 100) : []),
     });
     return {
       config, log, db, dbUrl, prisma, queues, dispatcher, providers, gate, metrics, embedded,

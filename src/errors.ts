@@ -3,7 +3,7 @@
  * on it), `kind` decides the HTTP status and whether a job retries, `details` holds JSON scalars only
  * so it is always safe to log.
  */
-export type ErrorKind = 'input' | 'not_found' | 'conflict' | 'upstream' | 'internal' | 'unavailable' | 'too_large' | 'rate_limited' | 'unauthorized';
+export type ErrorKind = 'input' | 'not_found' | 'conflict' | 'upstream' | 'internal' | 'unavailable' | 'too_large' | 'rate_limited' | 'unauthorized' | 'forbidden';
 
 export type ErrorDetails = Record<string, string | number | boolean | null>;
 
@@ -36,6 +36,7 @@ export class MemloomError extends Error {
 export const HTTP_STATUS: Record<ErrorKind, number> = {
   input: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   too_large: 413,

@@ -45,7 +45,16 @@ export interface Metrics {
 
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
-export function createMetrics(): Metrics {
+export interface MetricsOptions {
+  /**
+   * Export per-tenant budget and task gauges, labelled with tenant ids (METRICS_TENANT_LABELS).
+   * Off by default: a scrape then names no tenant, and only deployment-wide figures are exported.
+   */
+  tenantLabels?: boolean;
+}
+
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  const tenantLabels = opts.tenantLabels ?? false;
   const registry = new Registry();
   // Node's own figures (process_resident_memory_bytes, event loop lag, GC), read on each scrape.
   collectDefaultMetrics({ register: registry });
@@ -94,6 +103,7 @@ export function createMetrics(): Metrics {
         if (!rows) return;
         this.reset();
         for (const row of rows) {
+          if (!tenantLabels && row.labels.tenant !== undefined && row.labels.tenant !== '') continue;
           const v = pick(row);
           if (v !== undefined) this.set(row.labels, v);
         }

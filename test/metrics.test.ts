@@ -56,6 +56,7 @@ describe('GET /metrics', () => {
     m = await startTestMemloom({
       env: {
         ...stubProviderEnv(stub, 64),
+        METRICS_TENANT_LABELS: 'true',
         EXTRACT_DEBOUNCE_MS: '300',
         TOKEN_BUDGET_PER_HOUR: String(BUDGET_HOUR),
         // Windows longer than the test, so "used" is everything this test did.

@@ -21,6 +21,18 @@ export interface ApiOptions {
   readiness?: Readiness;
 }
 
+/** A route as registered (tests enumerate them, so a new route is fuzzed and tenant-tested automatically). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 /** Builds the HTTP API; routes are thin adapters over src/ (no SQL, no prompts here). */
 export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -29,10 +41,24 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
+    // A path that is not valid percent-encoding is the client's error, answered in our format.
+    frameworkErrors: (err, req, reply) => errorHandler(err, req, reply),
+  });
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
   });
   app.decorateRequest('tenantId', '');
-  app.addHook('onRequest', async (req) => {
-    req.tenantId = resolveTenant(deps.config, req);
+  app.addHook('onRequest', async (req, reply) => {
+    try {
+      req.tenantId = resolveTenant(deps.config, req);
+    } catch (err) {
+      // Answered here, not thrown: a plugin's own error handler (Bull Board's answers 500) must
+      // not turn a missing key into a server error.
+      errorHandler(err as Error, req, reply);
+      return reply;
+    }
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => {

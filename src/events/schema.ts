@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { InputIssue } from '../errors.js';
+import { identifier, storableProblem as storableText, timestamp } from '../input.js';
 
 export const EVENT_TYPES = ['message', 'tool_call', 'tool_result', 'decision', 'note', 'document', 'feedback', 'session_end'] as const;
 export const EVENT_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
@@ -8,27 +9,8 @@ export const MAX_BATCH = 1000;
 const MAX_METADATA_DEPTH = 8;
 const MAX_METADATA_BYTES = 64 * 1024;
 
-/**
- * Text PostgreSQL can store: no NUL (text rejects it) and no lone UTF-16 surrogate (jsonb rejects
- * `\ud800`; the `u` flag makes the class match only unpaired halves). Without this check such
- * input would reach the INSERT and come back as a 500 instead of a 400.
- */
-const UNSTORABLE = /\u0000|[\uD800-\uDFFF]/u;
-function storableText(s: string): string | undefined {
-  if (s.includes('\u0000')) return 'must not contain NUL characters';
-  if (UNSTORABLE.test(s)) return 'must not contain unpaired UTF-16 surrogates';
-  return undefined;
-}
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .superRefine((s, ctx) => {
-      const problem = storableText(s);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
-const id = text(200).min(1);
+// Text PostgreSQL can store, and identifiers without control characters (src/input.ts).
+const id = identifier(200);
 
 /** ISO-8601 duration (P30D, PT12H, P1Y2M…), stored as a PostgreSQL interval. */
 // Bounded digit counts keep every accepted value inside PostgreSQL's interval range (a 500 otherwise).
@@ -82,10 +64,7 @@ export const EventInput = z
         const problem = storableText(s);
         if (problem) ctx.addIssue({ code: 'custom', message: `content ${problem}` });
       }),
-    occurred_at: z.iso
-      .datetime({ offset: true, error: 'an ISO-8601 timestamp with a time zone, e.g. 2026-11-29T10:00:00Z' })
-      .refine((s) => !s.startsWith('0000'), 'the year must be 0001 or later') // PostgreSQL has no year 0
-      .optional(),
+    occurred_at: timestamp().optional(),
     importance: z.number().int().min(1).max(10).optional(),
     ttl: z.string().max(64).regex(ISO_DURATION, 'an ISO-8601 duration such as P30D or PT12H').optional(),
     metadata: z

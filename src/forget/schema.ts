@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { identifier } from '../input.js';
 
-const scopeValue = z.string().trim().min(1).max(200);
+const scopeValue = identifier(200);
 
 /**
  * What to forget: exactly one of a stored event id (the uuid POST /v1/events answered), a

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { identifier, storableText } from '../input.js';
 import { MEMORY_KINDS } from '../providers/llm/types.js';
 
 /** Memory ids are uuids; anything else can name no memory (404, not a database cast error). */
@@ -8,7 +9,7 @@ export const MemoryId = z.uuid();
 /** PATCH /v1/memories/:id — a correction: the new content, optionally a new kind or importance. */
 export const CorrectInput = z
   .object({
-    content: z.string().trim().min(1, 'content must not be empty').max(20_000),
+    content: storableText(20_000).pipe(z.string().min(1, 'content must not be empty')),
     kind: z.enum(MEMORY_KINDS).optional(),
     importance: z.number().int().min(1).max(10).optional(),
   })
@@ -20,12 +21,12 @@ export const FeedbackInput = z
   .object({
     recall_id: z.uuid({ error: 'the recall_id of a POST /v1/recall answer' }),
     score: z.number().int().min(1).max(5),
-    text: z.string().trim().min(1).max(10_000).optional(),
+    text: storableText(10_000).pipe(z.string().min(1)).optional(),
   })
   .strict();
 export type FeedbackInput = z.infer<typeof FeedbackInput>;
 
-const id = z.string().trim().min(1).max(200);
+const id = identifier(200);
 
 /** GET /v1/working-memory — the user's digest (no user_id: memories recorded without a user). */
 export const WorkingMemoryQuery = z.object({ user_id: id.optional() }).strict();

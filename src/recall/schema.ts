@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { identifier, storableText, timestamp } from '../input.js';
 import { MEMORY_KINDS } from '../providers/llm/types.js';
 
-const id = z.string().trim().min(1).max(200);
-const time = z.iso.datetime({ offset: true, error: 'an ISO-8601 timestamp with a time zone' });
+const id = identifier(200);
+const time = timestamp();
 
 export const RECALL_MODES = ['memories', 'chunks', 'graph', 'auto'] as const;
 export type RecallMode = (typeof RECALL_MODES)[number];
@@ -10,7 +11,7 @@ export type RecallMode = (typeof RECALL_MODES)[number];
 /** POST /v1/recall (DESIGN §5). */
 export const RecallInput = z
   .object({
-    query: z.string().trim().min(1, 'query must not be empty').max(10_000),
+    query: storableText(10_000).pipe(z.string().min(1, 'query must not be empty')),
     user_id: id.optional(),
     agent_id: id.optional(),
     session_id: id.optional(),

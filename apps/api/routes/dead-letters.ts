@@ -4,12 +4,13 @@ import type { Deps } from '../../../src/deps.js';
 import { withTenant } from '../../../src/db/pool.js';
 import { listDeadLetters } from '../../../src/db/sql/dead-letters.js';
 import { InputError } from '../../../src/errors.js';
+import { timestamp } from '../../../src/input.js';
 
 const Query = z
   .object({
     limit: z.coerce.number().int().min(1).max(500).default(50),
     source: z.enum(['file', 'job', 'http']).optional(),
-    before: z.iso.datetime({ offset: true, error: 'an ISO-8601 timestamp, e.g. the next_before of the previous page' }).optional(),
+    before: timestamp('an ISO-8601 timestamp, e.g. the next_before of the previous page').optional(),
   })
   .strict();
 

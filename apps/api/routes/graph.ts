@@ -5,6 +5,7 @@ import { withTenant } from '../../../src/db/pool.js';
 import { entityNeighbourhood, findEntity, schemaCounts, searchEntities } from '../../../src/db/sql/graph-read.js';
 import { ftsQuery, normalizeText } from '../../../src/domain/text.js';
 import { InputError, MemloomError } from '../../../src/errors.js';
+import { storableText } from '../../../src/input.js';
 import { isUuid } from '../../../src/memories/read.js';
 
 /** Bounds of one neighbourhood answer: work is at most FANOUT^depth edge visits. */
@@ -13,7 +14,7 @@ const MAX_NODES = 200;
 
 const SearchQuery = z
   .object({
-    q: z.string().trim().max(200).optional(),
+    q: storableText(200).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
   })
   .strict();

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import type { Deps } from '../../../src/deps.js';
 import { MEMORY_STATUSES } from '../../../src/db/sql/memories-read.js';
 import { InputError } from '../../../src/errors.js';
+import { identifier, storableText } from '../../../src/input.js';
 import { getMemoryDetail, isUuid, listMemoriesPage } from '../../../src/memories/read.js';
 import { MEMORY_KINDS } from '../../../src/providers/llm/types.js';
 
-const scopeId = z.string().trim().min(1).max(200);
+const scopeId = identifier(200);
 
 const ListQuery = z
   .object({
@@ -22,7 +23,7 @@ const ListQuery = z
       .optional(),
     status: z.enum([...MEMORY_STATUSES, 'all']).default('active'),
     conflicts: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-    q: z.string().trim().min(1).max(1000).optional(),
+    q: storableText(1000).pipe(z.string().min(1)).optional(),
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z.string().min(1).max(200).optional(),
   })

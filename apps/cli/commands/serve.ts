@@ -55,7 +55,7 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
       await app.listen({ host: config.HOST, port: config.PORT });
       log.info({ url: `http://${config.HOST}:${(app.server.address() as { port: number }).port}`, admin: '/admin/queues' }, 'memloom api listening');
     } else if (config.METRICS_PORT !== undefined) {
-      metricsServer = await startMetricsServer(deps.metrics, config.HOST, config.METRICS_PORT);
+      metricsServer = await startMetricsServer(deps.metrics, config.HOST, config.METRICS_PORT, config.MEMLOOM_ADMIN_KEYS);
       log.info({ url: `http://${config.HOST}:${metricsServer.port}/metrics` }, 'metrics listening');
     }
   } catch (err) {
