@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'apps/**/*.test.ts', 'workers/**/*.test.ts', 'test/**/*.test.ts'],
+    // The chaos suite (outages, SIGKILL, 10,000 hostile requests) runs on its own: npm run test:chaos.
+    exclude: ['test/chaos/**', '**/node_modules/**'],
     // Each file gets its own process: PGlite instances and BullMQ connections never leak between files.
     pool: 'forks',
     maxWorkers: 2,
