@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/pool.js';
 import { resolveEntities, upsertEdges } from '../../src/db/sql/entities.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
-import { confirmMemory, insertMemories, linkMemoryEntities, nearestMemoriesBatch, relateMemories, supersedeMemory, type TtlDefaults } from '../../src/db/sql/memories-write.js';
+import { confirmMemory, insertMemories, linkMemoryEntities, lockMemories, nearestMemoriesBatch, relateMemories, supersedeMemory, type TtlDefaults } from '../../src/db/sql/memories-write.js';
 import { addProvenanceLinks, type ProvenanceLink } from '../../src/db/sql/provenance.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { ftsDocument } from '../../src/domain/text.js';
@@ -74,6 +74,7 @@ export async function writeExtraction(
   const idOf = new Map<number, { id: string; inserted: boolean }>(toInsert.map((x, k) => [x.index, rows[k] as { id: string; inserted: boolean }]));
   const targetId = (t: PlannedMemory['target']) => (t === undefined ? undefined : 'id' in t ? t.id : idOf.get(t.pass)?.id);
   const links: Array<{ memoryId: string; entityId: string }> = [];
+  await lockMemories(tx, plan.filter((x) => x.decision.action === 'CONFIRM' || x.decision.action === 'UPDATE').map((x) => targetId(x.target)).filter((id): id is string => id !== undefined));
   for (const x of plan) {
     const m = p.memories[x.index] as PreparedMemory;
     const target = targetId(x.target);

@@ -13,8 +13,10 @@ export async function getCachedVectors(tx: Queryable, model: string, hashes: str
 
 /** Stores vectors; idempotent (a concurrent writer of the same text wins, same vector anyway). */
 export async function putCachedVectors(tx: Queryable, model: string, entries: Array<{ hash: string; vector: number[] }>): Promise<void> {
-  for (let i = 0; i < entries.length; i += MAX_VECTORS_PER_STATEMENT) {
-    const slice = entries.slice(i, i + MAX_VECTORS_PER_STATEMENT);
+  // In key order: concurrent writers of overlapping texts wait on each other's rows in one order.
+  const sorted = [...entries].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  for (let i = 0; i < sorted.length; i += MAX_VECTORS_PER_STATEMENT) {
+    const slice = sorted.slice(i, i + MAX_VECTORS_PER_STATEMENT);
     const params: unknown[] = [model, slice[0]?.vector.length ?? 0, slice.map((e) => e.hash)];
     const vectors = vectorList(params, slice.map((e) => e.vector));
     await tx.query(

@@ -55,18 +55,23 @@ export async function resolveEntities(tx: Queryable, inputs: EntityInput[], mode
        SELECT name, normalized, type, description, to_tsvector('simple', fts_doc), vv.v, $2, $3
        FROM jsonb_to_recordset($1::jsonb) AS x(i int, name text, normalized text, type text, description text, fts_doc text)
        JOIN unnest(${vectors}) WITH ORDINALITY AS vv(v, n) ON vv.n = x.i + 1
+       -- Unique-key order: two passes naming the same entities in other orders must not deadlock.
+       ORDER BY normalized, type
        ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE SET updated_at = now()
        RETURNING id, normalized_name, type`,
       params,
     );
     for (const { inp, i } of toInsert) ids[i] = inserted.find((r) => r.normalized_name === inp.normalized && r.type === inp.type)?.id;
   }
-  // Reused entities: fill an empty description, mark as recently seen.
+  // Reused entities: fill an empty description, mark as recently seen. Rows another pass holds
+  // are skipped (SKIP LOCKED): that pass marks them seen itself, and waiting here, after the insert
+  // above took its locks in name order, could close a cycle with it (deadlock detected).
   const reused = inputs.map((inp, i) => ({ id: ids[i] as string, description: inp.description }));
   await tx.query(
     `UPDATE entities e SET updated_at = now(), description = CASE WHEN e.description = '' THEN x.description ELSE e.description END
-     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, description text) WHERE e.id = x.id`,
-    [JSON.stringify(reused)],
+     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, description text)
+     WHERE e.id = x.id AND e.id IN (SELECT id FROM entities WHERE id = ANY($2::uuid[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED)`,
+    [JSON.stringify(reused), [...new Set(reused.map((r) => r.id))]],
   );
   return ids as string[];
 }
@@ -87,6 +92,7 @@ export async function upsertEdges(tx: Queryable, edges: EdgeInput[]): Promise<st
     `INSERT INTO edges (source_entity_id, target_entity_id, relation, description, fts, valid_at)
      SELECT DISTINCT ON (s, t, r) s, t, r, d, to_tsvector('simple', f), va
      FROM jsonb_to_recordset($1::jsonb) AS x(s uuid, t uuid, r text, d text, f text, va timestamptz)
+     ORDER BY s, t, r -- unique-key order (no deadlock between passes upserting the same edges)
      ON CONFLICT (source_entity_id, target_entity_id, relation) DO UPDATE SET updated_at = now(),
        description = CASE WHEN edges.description = '' THEN EXCLUDED.description ELSE edges.description END
      RETURNING id, source_entity_id, target_entity_id, relation`,

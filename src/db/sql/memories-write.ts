@@ -169,7 +169,9 @@ export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model:
           confidence real, event_time timestamptz, time_precision text, occurred_at timestamptz, subject_entity_id uuid, dataset text,
           user_id text, agent_id text, session_id text, version int, src jsonb)
      JOIN unnest(${vectors}) WITH ORDINALITY AS vv(v, n) ON vv.n = x.i + 1
-     ORDER BY i
+     -- In unique-key order, not input order: two passes inserting the same units in different
+     -- orders would each wait on the other's uncommitted row (deadlock detected).
+     ORDER BY coalesce(user_id, ''), content_hash
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id, content_hash, user_id`,
     params,
@@ -210,6 +212,16 @@ export async function activeMemoryVersions(tx: Queryable, scope: { userId: strin
 }
 
 /** CONFIRM: more evidence; confidence only grows. */
+/**
+ * Locks existing memories a pass is about to confirm or supersede, in id order, before it updates
+ * them one by one in plan order: two passes of one user touching the same memories then never wait
+ * on each other in opposite orders.
+ */
+export async function lockMemories(tx: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query('SELECT 1 FROM memories WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE', [[...new Set(ids)]]);
+}
+
 export async function confirmMemory(tx: Queryable, id: string, confidence: number): Promise<void> {
   await tx.query(`UPDATE memories SET confidence = least(0.99, greatest(confidence, $2) + 0.05), updated_at = now() WHERE id = $1`, [id, confidence]);
 }
@@ -235,7 +247,7 @@ export async function relateMemories(tx: Queryable, fromId: string, toId: string
 export async function linkMemoryEntities(tx: Queryable, links: Array<{ memoryId: string; entityId: string }>): Promise<void> {
   if (links.length === 0) return;
   await tx.query(
-    `INSERT INTO memory_entities (memory_id, entity_id) SELECT m, e FROM jsonb_to_recordset($1::jsonb) AS x(m uuid, e uuid) ON CONFLICT DO NOTHING`,
+    `INSERT INTO memory_entities (memory_id, entity_id) SELECT m, e FROM jsonb_to_recordset($1::jsonb) AS x(m uuid, e uuid) ORDER BY m, e ON CONFLICT DO NOTHING`,
     [JSON.stringify(links.map((l) => ({ m: l.memoryId, e: l.entityId })))],
   );
 }

@@ -21,6 +21,7 @@ export async function addProvenanceLinks(tx: Queryable, links: ProvenanceLink[],
   await tx.query(
     `INSERT INTO provenance (object_type, object_id, event_id, run_id)
      SELECT t, o, e, $1 FROM jsonb_to_recordset($2::jsonb) AS x(t text, o uuid, e uuid)
+     ORDER BY t, o, e -- key order: concurrent passes linking the same objects never deadlock
      ON CONFLICT DO NOTHING`,
     [runId, JSON.stringify(rows)],
   );

@@ -74,8 +74,10 @@ export async function recordAccess(tx: Queryable, counts: Map<string, number>): 
   if (counts.size === 0) return;
   // Only memories that still exist (one may have been forgotten since it was returned).
   await tx.query(
+    // In id order: two processes flushing overlapping sets lock the rows in the same order (no deadlock).
     `INSERT INTO memory_signals (memory_id, access_count, last_accessed_at)
      SELECT m.id, x.n, now() FROM unnest($1::uuid[], $2::int[]) AS x(id, n) JOIN memories m ON m.id = x.id
+     ORDER BY m.id
      ON CONFLICT (memory_id) DO UPDATE SET access_count = memory_signals.access_count + excluded.access_count, last_accessed_at = excluded.last_accessed_at`,
     [[...counts.keys()], [...counts.values()]],
   );
