@@ -121,7 +121,7 @@ export const ConfigSchema = z.object({
   /** Interval of the reconciler that re-enqueues stored events that never reached the queue. */
   RECONCILE_INTERVAL_MS: int(30_000, 100),
   /** How often the scheduler role registers its job schedulers again (a Redis restarted without persistence forgets them). */
-  SCHEDULER_REFRESH_MS: int(60_000, 100),
+  SCHEDULER_REFRESH_MS: int(10_000, 100),
 
   /** Memory lifecycle (DESIGN §3 stages 5–7): schedules, dream triggers, decay and the working memory. */
   DREAM_CHECK_INTERVAL_MS: int(600_000, 100),

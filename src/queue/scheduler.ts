@@ -50,6 +50,9 @@ export async function startScheduler(deps: Deps): Promise<RunningScheduler> {
     await upsertSchedules(queue, intervals);
     if (present < MAINTENANCE_TASKS.length && !closed) {
       log.warn({ present, expected: MAINTENANCE_TASKS.length }, 'job schedulers were missing (queue backend lost them); registered again');
+      // The queue lost its state, so it may have lost pipeline jobs too: reconcile now rather than
+      // at the next tick (the reconciler queues stored events no live job holds).
+      await queue.add('reconcile', { task: 'reconcile' }, { jobId: `maintenance-reconcile-now-${Date.now().toString(36)}`, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } });
     }
   };
   const timer = setInterval(() => {

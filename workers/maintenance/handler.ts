@@ -15,7 +15,7 @@ export const maintenance = defineStage({
     switch (input.task) {
       case 'reconcile': {
         const result = await reconcileEvents(deps);
-        if (result.requeued > 0) log.info(result, 'reconciler re-enqueued events');
+        if (result.requeued > 0 || result.lost > 0) log.info(result, 'reconciler re-enqueued events');
         return result;
       }
       case 'ttl-sweep': {

@@ -2,6 +2,7 @@ import { listTenants, withTenant } from '../../src/db/pool.js';
 import { findNotEnqueued, markEnqueued, markProcessedEnqueued } from '../../src/db/sql/insert-events.js';
 import type { Deps } from '../../src/deps.js';
 import { enqueueTriage } from '../../src/events/dispatcher.js';
+import { requeueLostWork } from './lost-jobs.js';
 
 /** Events younger than this may still be on their way through the dispatcher. */
 const GRACE_MS = 5_000;
@@ -13,7 +14,7 @@ const BATCH = 1_000;
  * queued twice; otherwise triage claims only `received` events, so an event whose job already ran
  * (the dispatcher's add succeeded, its mark did not) is triaged once all the same.
  */
-export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number }> {
+export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number; lost: number }> {
   let requeued = 0;
   for (const tenantId of await listTenants(deps.db)) {
     // an event the pipeline has moved past `received` was claimed by a job holding it: only the mark is missing
@@ -28,5 +29,7 @@ export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{
       if (todo.length < BATCH) break;
     }
   }
-  return { requeued };
+  // Then events that reached the queue once but whose job the queue no longer has.
+  const lost = await requeueLostWork(deps, graceMs);
+  return { requeued, lost: lost.requeued };
 }

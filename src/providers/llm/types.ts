@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toStorable } from '../../input.js';
 
 /** The memory kinds of DESIGN §3. */
 export const MEMORY_KINDS = ['fact', 'preference', 'decision', 'plan', 'procedure', 'profile', 'episode', 'insight'] as const;
@@ -24,38 +25,43 @@ export interface ExtractInput {
   knownEntities: Array<{ id: number; name: string; type: string }>;
 }
 
+/*
+ * Every string of an extraction is made storable (src/input.ts toStorable): a model may answer NUL,
+ * and an extractor that cuts a name or relation at a UTF-16 boundary leaves half a surrogate pair,
+ * which the jsonb parameters of the write path reject (a pass that failed for good on valid text).
+ */
 export const ExtractedMemory = z.object({
   kind: z.enum(MEMORY_KINDS),
-  content: z.string().trim().min(1),
+  content: z.string().trim().min(1).transform(toStorable),
   importance: z.number().int().min(1).max(10),
   confidence: z.number().min(0).max(1),
   /** Name of the entity the memory is mainly about (e.g. the speaker), if any. */
-  subject: z.string().trim().min(1).nullish(),
+  subject: z.string().trim().min(1).transform(toStorable).nullish(),
   /** ISO-8601 time the memory's content refers to, when the text states one. */
   event_time: z.string().nullish(),
   time_precision: z.enum(TIME_PRECISIONS).nullish(),
   /** Indexes of the input messages that support this memory (at least one). */
   sources: z.array(z.number().int().nonnegative()).min(1),
   /** Names of entities the memory mentions. */
-  entities: z.array(z.string().trim().min(1)).default([]),
+  entities: z.array(z.string().trim().min(1).transform(toStorable)).default([]),
 });
 export type ExtractedMemory = z.infer<typeof ExtractedMemory>;
 
 export const ExtractedEntity = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: z.string().trim().min(1).max(200).transform(toStorable),
   /** Lower-case type word: person, organization, place, project, tool, technology, concept, event, file, version, other. */
-  type: z.string().trim().min(1).max(50),
-  description: z.string().default(''),
+  type: z.string().trim().min(1).max(50).transform(toStorable),
+  description: z.string().transform(toStorable).default(''),
   sources: z.array(z.number().int().nonnegative()).min(1),
 });
 export type ExtractedEntity = z.infer<typeof ExtractedEntity>;
 
 export const ExtractedTriplet = z.object({
-  source: z.string().trim().min(1),
+  source: z.string().trim().min(1).transform(toStorable),
   /** snake_case verb phrase, e.g. works_at, prefers, decided, uses. Direction is source -> target. */
-  relation: z.string().trim().min(1).max(100),
-  target: z.string().trim().min(1),
-  description: z.string().default(''),
+  relation: z.string().trim().min(1).max(100).transform(toStorable),
+  target: z.string().trim().min(1).transform(toStorable),
+  description: z.string().transform(toStorable).default(''),
   sources: z.array(z.number().int().nonnegative()).min(1),
 });
 export type ExtractedTriplet = z.infer<typeof ExtractedTriplet>;

@@ -57,6 +57,14 @@ interface MessageContext {
   speakerName: string;
 }
 
+/**
+ * Segments (sentences, list items, code blocks) longer than this are not made memory units: no
+ * statement worth keeping is that long, and the entity and triplet patterns cost more than linear
+ * time on long runs of letters (a 400 kB sentence kept one extraction pass busy for minutes). Its
+ * text stays recallable through its chunks.
+ */
+export const MAX_SEGMENT_CHARS = 2_000;
+
 export function extractFromMessages(input: ExtractInput, tools: ExtractTools): ExtractionResult {
   const participants = [...new Set(input.messages.map((m) => m.speaker?.trim()).filter((s): s is string => !!s))];
   const batch: Batch = { registry: new EntityRegistry(input.knownEntities), memories: new Map(), triplets: new Map(), participants, tools };
@@ -72,7 +80,7 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
     };
     if (msg.speaker?.trim()) batch.registry.add(ctx.speakerName, 'person', msg.index, { description: 'conversation participant' });
 
-    const segments = splitSegments(msg.content);
+    const segments = splitSegments(msg.content).filter((s) => s.text.length <= MAX_SEGMENT_CHARS);
     const runs = findProcedures(segments);
     const used = new Set(runs.flatMap((r) => r.used));
     for (const run of runs) {

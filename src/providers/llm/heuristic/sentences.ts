@@ -112,7 +112,8 @@ export function splitSentences(line: string): string[] {
         i = j - 1;
         continue;
       }
-      if (ch === '.' && j === i + 1 && endsWithAbbreviation(line.slice(start, i))) continue;
+      // Only the last word matters: a bounded slice keeps a line of many dots linear.
+      if (ch === '.' && j === i + 1 && endsWithAbbreviation(line.slice(Math.max(start, i - 64), i))) continue;
     }
     push(j);
     i = j - 1;

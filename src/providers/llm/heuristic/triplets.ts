@@ -80,7 +80,9 @@ export function findTriplets(text: string, ctx: TripletContext): RawTriplet[] {
       }
     }
   }
-  for (const m of text.matchAll(POSSESSIVE_RE)) {
+  // The pattern tries every capitalised run and backtracks through it (quadratic on a long one):
+  // only run it when the possessive it looks for is there at all.
+  for (const m of text.includes("'s ") ? text.matchAll(POSSESSIVE_RE) : []) {
     const source = matchName(m[1] ?? '', ctx);
     const target = objectAfter(m[3] ?? '', ctx);
     if (source && target) out.push({ source, relation: snake(m[2] ?? ''), target, targetType: 'concept' });
