@@ -8,6 +8,8 @@ export interface Readiness {
   checks: Array<() => Promise<{ name: string; ok: boolean; reason?: string }>>;
 }
 
+const QUEUE_COUNTS_TIMEOUT_MS = 2000;
+
 export function opsRoutes(app: FastifyInstance, deps: Deps, readiness: Readiness): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -22,11 +24,14 @@ export function opsRoutes(app: FastifyInstance, deps: Deps, readiness: Readiness
   });
 
   app.get('/v1/stats', async (req) => {
-    const [{ objects, pending_events }, queues] = await Promise.all([
-      withTenant(deps.db, req.tenantId, (tx) => countObjects(tx)),
-      deps.queues.counts(),
-    ]);
-    return { objects, queues, pending_events };
+    // The queue backend may be down (writes still answer 202): the stored counts are still the
+    // truth, so they are answered without the queue's, flagged, rather than after the outage.
+    const queueCounts = withTimeout(deps.queues.counts(), QUEUE_COUNTS_TIMEOUT_MS).then(
+      (counts) => ({ counts }),
+      () => ({ counts: {} }),
+    );
+    const [{ objects, pending_events }, queues] = await Promise.all([withTenant(deps.db, req.tenantId, (tx) => countObjects(tx)), queueCounts]);
+    return { objects, queues: queues.counts, pending_events, ...(Object.keys(queues.counts).length === 0 ? { queues_unavailable: true } : {}) };
   });
 }
 

@@ -5,11 +5,16 @@
  *
  * Documents are embedded without IDF, so stored vectors never go stale when document frequencies
  * change; only the query side reads the frequency table.
+ *
+ * The table is per tenant (the tenant of the current job or recall, from the gate scope): one
+ * process embeds every tenant's documents, and with one shared table tenant B's events moved the
+ * IDF weights, so the ranking, of tenant A's recall.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { stem, textTerms } from '../../domain/text.js';
 import { isStopword } from '../../domain/stopwords.js';
 import { MemloomError } from '../../errors.js';
+import { currentGateScope } from '../gate-scope.js';
 import type { EmbedRole, EmbeddingProvider, EmbeddingResult } from '../types.js';
 
 export const HASHING_MODEL = 'local-hashing-v1';
@@ -125,8 +130,8 @@ export class HashingEmbedder implements EmbeddingProvider {
   readonly cached = false;
   private readonly bits: number;
   private readonly observeDocuments: boolean;
-  private df: Uint32Array;
-  private documents = 0;
+  /** Document frequencies per tenant, allocated at a tenant's first document (4 MB at 20 bits). */
+  private readonly tables = new Map<string, { df: Uint32Array; documents: number }>();
 
   constructor(opts: HashingEmbedderOptions = {}) {
     const dimensions = opts.dimensions ?? 384;
@@ -136,7 +141,17 @@ export class HashingEmbedder implements EmbeddingProvider {
     this.dimensions = dimensions;
     this.bits = bits;
     this.observeDocuments = opts.observeDocuments ?? true;
-    this.df = new Uint32Array(1 << bits);
+  }
+
+  /** The current tenant's table (jobs and recall run in a gate scope; none: the tenant `default`). */
+  private table(create: boolean): { df: Uint32Array; documents: number } | undefined {
+    const tenant = currentGateScope()?.tenantId ?? 'default';
+    let t = this.tables.get(tenant);
+    if (!t && create) {
+      t = { df: new Uint32Array(1 << this.bits), documents: 0 };
+      this.tables.set(tenant, t);
+    }
+    return t;
   }
 
   async embed(texts: string[], role: EmbedRole): Promise<EmbeddingResult> {
@@ -153,13 +168,14 @@ export class HashingEmbedder implements EmbeddingProvider {
   private vectorize(features: Features, role: EmbedRole): number[] {
     const dims = this.dimensions;
     const mask = (1 << this.bits) - 1;
-    const df = this.df;
-    const logN1 = Math.log(this.documents + 1);
+    const table = role === 'query' ? this.table(false) : undefined;
+    const df = table?.df;
+    const logN1 = Math.log((table?.documents ?? 0) + 1);
     const v = new Float64Array(dims);
     features.forEach((packed, h) => {
       let value = (WEIGHTS[packed & ((1 << TYPE_BITS) - 1)] ?? 0) * (1 + Math.log(packed >>> TYPE_BITS));
       // idf = log((N + 1) / (df + 1)) + 1
-      if (role === 'query') value *= logN1 - Math.log((df[h & mask] ?? 0) + 1) + 1;
+      if (role === 'query') value *= logN1 - Math.log((df?.[h & mask] ?? 0) + 1) + 1;
       const i = h % dims;
       v[i] = (v[i] ?? 0) + ((mix(h ^ 0x5bd1e995) & 1) === 1 ? value : -value);
     });
@@ -183,25 +199,28 @@ export class HashingEmbedder implements EmbeddingProvider {
   }
 
   private count(features: Features): void {
+    const table = this.table(true) as { df: Uint32Array; documents: number };
     const mask = (1 << this.bits) - 1;
     const slots = new Set<number>();
     for (const h of features.keys()) slots.add(h & mask);
-    for (const slot of slots) this.df[slot] = (this.df[slot] ?? 0) + 1;
-    this.documents++;
+    for (const slot of slots) table.df[slot] = (table.df[slot] ?? 0) + 1;
+    table.documents++;
   }
 
-  /** Number of documents observed (or imported). */
+  /** Number of documents observed (or imported) for the current tenant. */
   get documentCount(): number {
-    return this.documents;
+    return this.table(false)?.documents ?? 0;
   }
 
+  /** The current tenant's frequencies. */
   exportStats(): HashingStats {
-    const bytes = Buffer.alloc(this.df.length * 4);
-    this.df.forEach((c, i) => bytes.writeUInt32LE(c, i * 4));
-    return { version: 1, bits: this.bits, documents: this.documents, counts: deflateRawSync(bytes).toString('base64') };
+    const table = this.table(true) as { df: Uint32Array; documents: number };
+    const bytes = Buffer.alloc(table.df.length * 4);
+    table.df.forEach((c, i) => bytes.writeUInt32LE(c, i * 4));
+    return { version: 1, bits: this.bits, documents: table.documents, counts: deflateRawSync(bytes).toString('base64') };
   }
 
-  /** Replace the frequency table with persisted stats; they must come from the same dfBits. */
+  /** Replace the current tenant's frequency table with persisted stats; they must come from the same dfBits. */
   importStats(stats: HashingStats): void {
     const invalid = (reason: string): MemloomError =>
       new MemloomError('EMBEDDING_STATS_INVALID', `hashing embedder stats rejected: ${reason}`, {
@@ -222,11 +241,13 @@ export class HashingEmbedder implements EmbeddingProvider {
         cause: err,
       });
     }
-    if (bytes.length !== this.df.length * 4) throw invalid('counts have the wrong length');
-    const df = new Uint32Array(this.df.length);
+    const size = 1 << this.bits;
+    if (bytes.length !== size * 4) throw invalid('counts have the wrong length');
+    const df = new Uint32Array(size);
     for (let i = 0; i < df.length; i++) df[i] = bytes.readUInt32LE(i * 4);
-    this.df = df;
-    this.documents = stats.documents;
+    const table = this.table(true) as { df: Uint32Array; documents: number };
+    table.df = df;
+    table.documents = stats.documents;
   }
 
   async ready(): Promise<void> {}
