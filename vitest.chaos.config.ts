@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['test/chaos/**/*.test.ts'],
+    // SIGKILL under load: the crash test of the main suite runs here too.
+    include: ['test/chaos/**/*.test.ts', 'test/pipeline-crash.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 600_000,

@@ -45,3 +45,12 @@ export function fuse(s: Signals, now: Date) {
   const r = (x: number) => Math.round(x * 10_000) / 10_000;
   return { score: r(score), scores: { vector: r(vector), keyword: r(keyword), entity: r(entity), graph: r(graph), freshness: r(fresh), importance: r(importance), boost: r(boost) } };
 }
+
+/**
+ * Highest score first; equal scores by id. A total order: results tied on score (common when only
+ * freshness separates them) would otherwise come in whatever order the database returned the
+ * candidates, which changes with other tenants' rows in the same tables and plans.
+ */
+export function byScore(a: { score: number; id: string }, b: { score: number; id: string }): number {
+  return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,5 +1,5 @@
 import { keywordSearch, loadChunks, vectorSearch } from '../db/sql/recall.js';
-import { fuse } from '../domain/scoring.js';
+import { byScore, fuse } from '../domain/scoring.js';
 import type { RecallContext } from './context.js';
 import { normalise, toMap } from './memories.js';
 import type { RecallResult } from './schema.js';
@@ -28,6 +28,6 @@ export async function recallChunks(ctx: RecallContext, limit: number, retrievers
         source: { event_ids: [c.event_id], session_id: c.session_id, dataset: c.dataset },
       };
     })
-    .sort((a, b) => b.score - a.score)
+    .sort(byScore)
     .slice(0, limit);
 }

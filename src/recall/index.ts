@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { byScore } from '../domain/scoring.js';
 import { withTenant, type Queryable, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import { recordRecall } from '../db/sql/recall-graph.js';
@@ -74,6 +75,6 @@ async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResu
   const [memories, chunks, triplets] = await Promise.all([recallMemories(ctx, limit), recallChunks(ctx, limit), graphSlots > 0 ? recallGraph(ctx, graphSlots) : []]);
   const covered = new Set(memories.flatMap((m) => m.source.event_ids));
   const evidence = chunks.filter((c) => !c.source.event_ids.every((e) => covered.has(e)));
-  const textual = [...memories, ...evidence].sort((a, b) => b.score - a.score).slice(0, limit - Math.min(graphSlots, triplets.length));
+  const textual = [...memories, ...evidence].sort(byScore).slice(0, limit - Math.min(graphSlots, triplets.length));
   return [...textual, ...triplets.slice(0, limit - textual.length)];
 }

@@ -1,5 +1,5 @@
 import { entitiesInQuery, keywordSearch, loadMemories, memoriesOfEntities, neighbourEntities, vectorSearch, type Hit } from '../db/sql/recall.js';
-import { fuse } from '../domain/scoring.js';
+import { byScore, fuse } from '../domain/scoring.js';
 import type { RecallContext } from './context.js';
 import type { RecallResult } from './schema.js';
 
@@ -45,7 +45,7 @@ export async function recallMemories(ctx: RecallContext, limit: number): Promise
         source: { event_ids: m.event_ids, session_id: m.session_id, dataset: m.dataset },
       };
     })
-    .sort((a, b) => b.score - a.score)
+    .sort(byScore)
     .slice(0, limit);
 }
 

@@ -107,3 +107,53 @@ export async function createScratchDatabase(prefix = 'memloom_chaos'): Promise<S
     },
   };
 }
+
+/**
+ * A TCP proxy in front of PostgreSQL that a test can cut (every connection dropped, new ones
+ * refused, as when the database host goes away) and restore on the same port.
+ */
+export class CuttableProxy {
+  private server: import('node:net').Server | undefined;
+  private readonly sockets = new Set<import('node:net').Socket>();
+  private constructor(readonly port: number, private readonly target: { host: string; port: number }) {}
+
+  static async start(target: { host: string; port: number }): Promise<CuttableProxy> {
+    const p = new CuttableProxy(await freePort(), target);
+    await p.restore();
+    return p;
+  }
+
+  async restore(): Promise<void> {
+    if (this.server) return; // already serving
+    const { createServer, connect: dial } = await import('node:net');
+    this.server = createServer((client) => {
+      const upstream = dial(this.target.port, this.target.host);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.once('close', () => this.sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.once('close', () => upstream.destroy());
+      upstream.once('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once('error', reject);
+      this.server?.listen(this.port, '127.0.0.1', resolve);
+    });
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The URL of `url`'s database through this proxy. */
+  urlFor(url: string): string {
+    const u = new URL(url);
+    u.host = `127.0.0.1:${this.port}`;
+    return u.toString();
+  }
+}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runInGateScope } from '../gate-scope.js';
 import { MemloomError } from '../../errors.js';
 import { HASHING_MODEL, HashingEmbedder } from './hashing.js';
 
@@ -122,6 +123,19 @@ describe('HashingEmbedder', () => {
     const q = await embedOne(e, query, 'query');
     const [c, r] = (await new HashingEmbedder().embed([common, rare], 'document')).vectors as [number[], number[]];
     expect(cosine(q, r)).toBeGreaterThan(cosine(q, c));
+  });
+
+  it('keeps document frequencies per tenant: one tenant\'s documents never move another\'s query vectors', async () => {
+    const e = new HashingEmbedder();
+    const query = 'weekly meeting about kubernetes';
+    const inScope = <T>(tenantId: string, fn: () => Promise<T>) => runInGateScope({ tenantId }, fn);
+    await inScope('alpha', () => e.embed(['Kubernetes upgrade plan', 'Weekly meeting notes'], 'document'));
+    const before = await inScope('alpha', async () => (await e.embed([query], 'query')).vectors[0]);
+    await inScope('beta', () => e.embed(Array.from({ length: 50 }, (_, i) => `Weekly meeting ${i} about kubernetes`), 'document'));
+    const after = await inScope('alpha', async () => (await e.embed([query], 'query')).vectors[0]);
+    expect(after).toEqual(before);
+    expect(await inScope('beta', async () => e.documentCount)).toBe(50);
+    expect(await inScope('alpha', async () => e.documentCount)).toBe(2);
   });
 
   it('embeds documents without IDF, so stored vectors never depend on what was observed', async () => {

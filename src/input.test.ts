@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { identifier, storableText, timestamp, toStorable } from './input.js';
+
+describe('boundary text checks', () => {
+  it('rejects what PostgreSQL cannot store, and control characters in identifiers', () => {
+    expect(storableText(100).safeParse('a\u0000b').success).toBe(false);
+    expect(storableText(100).safeParse('half \ud83d pair').success).toBe(false);
+    expect(storableText(100).safeParse('tab\tand 😀 and \u001b[0m').success).toBe(true);
+    expect(identifier().safeParse('u\u0001').success).toBe(false);
+    expect(identifier().safeParse('user 😀 名前').success).toBe(true);
+  });
+
+  it('accepts only timestamps timestamptz can hold', () => {
+    expect(timestamp().safeParse('2026-11-29T10:00:00Z').success).toBe(true);
+    expect(timestamp().safeParse('2028-02-29T10:00:00+14:00').success).toBe(true);
+    expect(timestamp().safeParse('0000-01-01T00:00:00Z').success).toBe(false);
+    expect(timestamp().safeParse('2026-02-30T00:00:00Z').success).toBe(false);
+    expect(timestamp().safeParse('2027-02-29T00:00:00Z').success).toBe(false);
+  });
+
+  it('cleans text from outside the checks without touching valid text', () => {
+    expect(toStorable('ok 😀')).toBe('ok 😀');
+    expect(toStorable('a\u0000b\ud83d')).toBe('ab\ufffd');
+    expect(toStorable('😀'.slice(0, 1))).toBe('\ufffd');
+  });
+});
