@@ -60,7 +60,7 @@ describe('hostile HTTP input', () => {
     const result = await fc.check(property, { numRuns: RUNS, seed, endOnFailure: true });
     const summary = Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0]));
     // A figure for the chaos report, not an assertion on it.
-    process.stderr.write(`fuzz-http: ${RUNS} requests, seed ${seed}, statuses ${JSON.stringify(summary)}\n`);
+    process.stderr.write(`fuzz-http: ${RUNS} requests over ${routes.length} routes, seed ${seed}, statuses ${JSON.stringify(summary)}\n`);
     expect(failures, `seed ${seed}: ${JSON.stringify(failures.slice(0, 5), null, 1)}`).toEqual([]);
     expect(result.failed, result.counterexample ? describeRequest(result.counterexample[0] as RawRequest) : '').toBe(false);
     // Still serving, and still storing good events after everything above.
