@@ -6,6 +6,9 @@ import { withTenant } from '../src/db/pool.js';
 import { MAINTENANCE_TASKS } from '../src/queue/scheduler.js';
 import { TRIAGE_BATCH } from '../src/queue/triage-jobs.js';
 import { reconcileEvents } from '../workers/maintenance/reconcile.js';
+import { requeueLostWork } from '../workers/maintenance/lost-jobs.js';
+import { enqueueAll } from '../src/queue/enqueue.js';
+import { chunkJob } from '../workers/chunk/schema.js';
 import { triage as triageStage } from '../workers/triage/handler.js';
 import { postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { allJobs, runStage, triageEventsOf, triageJobsHolding } from './support/pipeline.js';
@@ -176,5 +179,28 @@ describe('reconciler on the PostgreSQL queue backend', () => {
     expect((await triage.getJobCounts('waiting')).waiting).toBe(Math.ceil(1200 / TRIAGE_BATCH));
     expect((await reconcileEvents(m.deps, 0)).requeued).toBe(0);
     expect(await queued()).toEqual([...ids].sort());
+  });
+
+  it('queues unfinished events whose job the queue lost, each for the stage it needs next, and leaves held ones alone', async () => {
+    const insert = (key: string, status: string, extractKey: string | null) =>
+      withTenant(m.deps.db, 'default', async (tx) =>
+        (await tx.query<{ id: string }>(
+          `INSERT INTO events (idem_key, content, content_hash, status, extract_key, extract_pending, received_at, enqueued_at)
+           VALUES ($1, 'lost work', 'h', $2, $3, $3 IS NOT NULL, now() - interval '1 minute', now() - interval '1 minute') RETURNING id`,
+          [key, status, extractKey],
+        )).rows[0]?.id as string);
+    const triaged = await insert('lost-triaged', 'triaged', null);
+    const chunked = await insert('lost-chunked', 'chunked', null);
+    await insert('lost-embedded', 'embedded', 'session:lost');
+    const held = await insert('held-triaged', 'triaged', null);
+    await enqueueAll(m.deps.queues, [{ ...chunkJob('default', [held]), jobId: 'chunk-held-by-a-live-job' }]);
+
+    expect((await requeueLostWork(m.deps, 0)).requeued).toBe(3);
+    const chunkJobs = (await allJobs(m.deps.queues.get('chunk') as unknown as Queue)).map((j) => j.data.eventIds as string[]);
+    expect(chunkJobs.flat().sort()).toEqual([triaged, held].sort()); // the held event is not queued twice
+    expect((await allJobs(m.deps.queues.get('embed') as unknown as Queue)).map((j) => j.data.eventIds)).toEqual([[chunked]]);
+    expect((await allJobs(m.deps.queues.get('extract') as unknown as Queue)).map((j) => j.data.extractKey)).toEqual(['session:lost']);
+    // now every one of them is held by a live job
+    expect((await requeueLostWork(m.deps, 0)).requeued).toBe(0);
   });
 });

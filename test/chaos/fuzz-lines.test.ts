@@ -46,7 +46,10 @@ describe('hostile lines in the events directory', () => {
     expect(dead.every((d) => d.file === 'fuzz.jsonl')).toBe(true);
 
     // Every stored event finishes: no job fails on content that passed the boundary.
-    await waitFor(async () => (await sql<{ n: number }>(m.deps.db, `SELECT count(*)::int AS n FROM events WHERE status NOT IN ('done', 'skipped', 'failed')`))[0]?.n === 0, { timeoutMs: 600_000, intervalMs: 500, what: 'every stored line to be processed' });
+    const stuck = () => sql<{ status: string; len: number; head: string }>(m.deps.db, `SELECT status, length(content) AS len, left(content, 60) AS head FROM events WHERE status NOT IN ('done', 'skipped', 'failed') ORDER BY seq LIMIT 10`);
+    await waitFor(async () => (await stuck()).length === 0, { timeoutMs: 600_000, intervalMs: 500, what: 'every stored line to be processed' }).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await stuck())}`);
+    });
     expect(await sql(m.deps.db, `SELECT queue, message FROM dead_letters WHERE source = 'job'`)).toEqual([]);
     expect(await sql(m.deps.db, `SELECT id FROM events WHERE status = 'failed'`)).toEqual([]);
   }, 900_000);
