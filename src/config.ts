@@ -74,7 +74,7 @@ export const ConfigSchema = z.object({
    * fully in RSS; its files go through the OS page cache, which serves re-reads beyond them.
    */
   MEMLOOM_DB_SHARED_BUFFERS: z.string().trim().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 32MB or 1GB').default('32MB'),
-  /** Serve GET /metrics on this port in processes without the API role (workers, scheduler). Unset: off. */
+  /** Serve GET /metrics (and /healthz) on this port too, in any process; with MEMLOOM_ADMIN_KEYS set it needs one. Unset: off. */
   METRICS_PORT: z.coerce.number({ error: 'an integer between 0 and 65535' }).int('an integer between 0 and 65535').min(0, 'an integer between 0 and 65535').max(65535, 'an integer between 0 and 65535').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 

@@ -142,9 +142,15 @@ export function validateK8s(docs: Obj[], ctx: Context): Result {
       checkConfigValues(where, effective, isApi, r);
       envByWorkload.set(pod, effective);
       const port = Number(effective.PORT || DEFAULT_PORT);
+      // METRICS_PORT: /metrics of any process, apart from the API's port and its keys.
+      const metricsPort = effective.METRICS_PORT ? Number(effective.METRICS_PORT) : undefined;
       const names = new Map<string, number>();
       for (const p of asArr(c.ports).map(asObj)) {
         const cp = Number(p.containerPort);
+        if (cp === metricsPort) {
+          if (str(p.name)) names.set(str(p.name) as string, cp);
+          continue;
+        }
         if (!isApi) r.errors.push(`${where}: declares port ${cp} but serves no HTTP`);
         else checkApiPort(`${where} containerPort`, cp, port, r);
         if (str(p.name)) names.set(str(p.name) as string, cp);
@@ -166,9 +172,11 @@ export function validateK8s(docs: Obj[], ctx: Context): Result {
         checkProbePath(`${where} ${probeKind}`, str(http.path) ?? '/', ctx, r);
       }
       const scrapePort = str(pod.podAnnotations['prometheus.io/port']);
-      if (scrapePort !== undefined) checkApiPort(`${pod.where} prometheus.io/port`, Number(scrapePort), port, r);
+      const onMetricsPort = scrapePort !== undefined && Number(scrapePort) === metricsPort;
+      if (scrapePort !== undefined && !onMetricsPort) checkApiPort(`${pod.where} prometheus.io/port`, Number(scrapePort), port, r);
       const scrapePath = str(pod.podAnnotations['prometheus.io/path']);
-      if (scrapePath !== undefined && !ctx.publicPaths.has(scrapePath)) r.errors.push(`${pod.where}: prometheus.io/path ${scrapePath} requires an API key`);
+      if (onMetricsPort && scrapePath !== undefined && scrapePath !== '/metrics') r.errors.push(`${pod.where}: METRICS_PORT serves /metrics, not ${scrapePath}`);
+      if (!onMetricsPort && scrapePath !== undefined && !ctx.publicPaths.has(scrapePath)) r.errors.push(`${pod.where}: prometheus.io/path ${scrapePath} requires an API key`);
     }
   }
 

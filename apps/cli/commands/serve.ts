@@ -54,7 +54,10 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
       app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] } });
       await app.listen({ host: config.HOST, port: config.PORT });
       log.info({ url: `http://${config.HOST}:${(app.server.address() as { port: number }).port}`, admin: '/admin/queues' }, 'memloom api listening');
-    } else if (config.METRICS_PORT !== undefined) {
+    }
+    // A port of its own for Prometheus, in any process: a scraper that cannot send the admin key
+    // (pod annotations) reads it there, on a port the Service does not expose.
+    if (config.METRICS_PORT !== undefined && !(roles.api && config.METRICS_PORT === config.PORT)) {
       metricsServer = await startMetricsServer(deps.metrics, config.HOST, config.METRICS_PORT, config.MEMLOOM_ADMIN_KEYS);
       log.info({ url: `http://${config.HOST}:${metricsServer.port}/metrics` }, 'metrics listening');
     }
