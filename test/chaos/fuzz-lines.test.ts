@@ -11,16 +11,16 @@ import { hostileBody, hostileString } from './hostile.js';
  * exactly one stored event or exactly one dead letter naming its file and line, lines after a bad
  * one are still read, and every stored event goes through the pipeline without a failed job.
  */
-const LINES = Number(process.env.FUZZ_LINES ?? 600);
+const LINES = Number(process.env.FUZZ_LINES ?? 400);
 
-const goodLine = fc.record({ content: hostileString.filter((s) => s.trim() !== '' && !s.includes('\u0000') && !/[\uD800-\uDFFF]/u.test(s) && s.length < 100_000), user_id: fc.constantFrom('u1', 'u2') })
+const goodLine = fc.record({ content: hostileString.filter((s) => s.trim() !== '' && !s.includes('\u0000') && !/[\uD800-\uDFFF]/u.test(s) && s.length < 20_000), user_id: fc.constantFrom('u1', 'u2') })
   .map((e) => Buffer.from(JSON.stringify({ ...e, type: 'note' })));
 const anyLine = fc.oneof({ weight: 2, arbitrary: goodLine }, { weight: 3, arbitrary: hostileBody });
 
 describe('hostile lines in the events directory', () => {
   let m: TestMemloom;
   beforeAll(async () => {
-    m = await startTestMemloom({ env: { EXTRACT_DEBOUNCE_MS: '100' }, roles: { api: true, watcher: true, workers: ['triage', 'chunk', 'embed', 'extract'] } });
+    m = await startTestMemloom({ env: { EXTRACT_DEBOUNCE_MS: '100', EXTRACT_MAX_WAIT_MS: '2000' }, roles: { api: true, watcher: true, workers: ['triage', 'chunk', 'embed', 'extract'] } });
   });
   afterAll(async () => m?.close());
 
@@ -46,7 +46,7 @@ describe('hostile lines in the events directory', () => {
     expect(dead.every((d) => d.file === 'fuzz.jsonl')).toBe(true);
 
     // Every stored event finishes: no job fails on content that passed the boundary.
-    const stuck = () => sql<{ status: string; len: number; head: string }>(m.deps.db, `SELECT status, length(content) AS len, left(content, 60) AS head FROM events WHERE status NOT IN ('done', 'skipped', 'failed') ORDER BY seq LIMIT 10`);
+    const stuck = () => sql<{ status: string; n: number; len: number }>(m.deps.db, `SELECT status, count(*)::int AS n, sum(length(content))::int AS len FROM events WHERE status NOT IN ('done', 'skipped', 'failed') GROUP BY status`);
     await waitFor(async () => (await stuck()).length === 0, { timeoutMs: 600_000, intervalMs: 500, what: 'every stored line to be processed' }).catch(async (err: Error) => {
       throw new Error(`${err.message}: ${JSON.stringify(await stuck())}`);
     });

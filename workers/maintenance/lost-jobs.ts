@@ -12,9 +12,10 @@ import { extractJob, extractKey, extractLeaseMs } from '../extract/schema.js';
 
 /** Queues whose jobs carry events (or an extraction key), in flow order. */
 const FLOW: QueueName[] = ['triage', 'chunk', 'embed', 'extract'];
-// A failed job counts as holding its events: it is dead-lettered and waits for a retry
-// (POST /v1/jobs/retry); queueing its events again would only fail again every tick.
-const LIVE_STATES = ['active', 'waiting', 'prioritized', 'delayed', 'waiting-children', 'failed'] as const;
+// In the order a job moves through them: a job that moves on while one state is read is seen in
+// a later one. A failed job counts as holding its events: it is dead-lettered and waits for a
+// retry (POST /v1/jobs/retry); queueing its events again would only fail again every tick.
+const LIVE_STATES = ['delayed', 'prioritized', 'waiting', 'waiting-children', 'active', 'failed'] as const;
 /** Jobs read per queue and state; a deeper backlog is taken as covering everything (see below). */
 const SCAN_LIMIT = 20_000;
 /** Unfinished events looked at per tenant and tick. */
@@ -31,9 +32,10 @@ interface Coverage {
  * Every event or extraction key some live job of the pipeline still holds. Read in flow order,
  * after the unfinished events were read: a job that moves an event on enqueues the next stage's
  * job before it completes, so an event in flight is seen in its current queue or a later one.
+ * Reads are not atomic (a retry moves a job back from active to delayed), so the caller reads
+ * twice and calls lost only what neither read saw.
  */
-async function liveCoverage(deps: Deps): Promise<Coverage> {
-  const cover: Coverage = { events: new Set(), keys: new Set(), truncated: false };
+async function liveCoverage(deps: Deps, cover: Coverage = { events: new Set(), keys: new Set(), truncated: false }): Promise<Coverage> {
   for (const name of FLOW) {
     const queue = deps.queues.get(name);
     for (const state of LIVE_STATES) {
@@ -100,7 +102,7 @@ export async function requeueLostWork(deps: Deps, graceMs: number): Promise<{ re
     if (rows.length > 0) unfinished.push([tenantId, rows]);
   }
   if (unfinished.length === 0) return { requeued: 0, jobs: 0, truncated: false };
-  const cover = await liveCoverage(deps);
+  const cover = await liveCoverage(deps, await liveCoverage(deps));
   // A backlog deeper than the scan may hold any event: wait for it to shrink rather than double it.
   if (cover.truncated) return { requeued: 0, jobs: 0, truncated: true };
   let requeued = 0;
