@@ -49,6 +49,12 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
   });
   return {
     port: (server.address() as { port: number }).port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // Idle keep-alive connections (a scraper's, fetch's) would otherwise hold the close, and so
+    // the process's shutdown, until they time out.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }

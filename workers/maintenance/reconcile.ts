@@ -29,7 +29,9 @@ export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{
       if (todo.length < BATCH) break;
     }
   }
-  // Then events that reached the queue once but whose job the queue no longer has.
-  const lost = await requeueLostWork(deps, graceMs);
+  // Then events that reached the queue once but whose job the queue no longer has: Redis can lose
+  // its jobs (restart without persistence, flush, failover); BullMQ's PostgreSQL backend keeps them
+  // in the database itself, where a scan racing its own transactions would only double work.
+  const lost = deps.queues.backend.kind === 'redis' ? await requeueLostWork(deps, graceMs) : { requeued: 0 };
   return { requeued, lost: lost.requeued };
 }
