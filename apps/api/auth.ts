@@ -9,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']);
 
 /** Keys from MEMLOOM_API_KEYS; with none configured every request is the tenant `default` (loopback only). */
 export function resolveTenant(config: Config, req: FastifyRequest): string {
