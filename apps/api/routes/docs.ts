@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { openApiDocument } from '../openapi/document.js';
 import { DOCS_PAGE } from '../openapi/page.js';
-
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { VERSION } from '../version.js';
 
 /** GET /openapi.json (OpenAPI 3.1, built from the route catalog) and GET /docs (a page that renders it). */
 export function docsRoutes(app: FastifyInstance): void {
