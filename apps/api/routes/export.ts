@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Deps } from '../../../src/deps.js';
 import { exportRecords, jsonLinesOf } from '../../../src/export/export.js';
 import { importRecords, streamLines } from '../../../src/export/import.js';
@@ -15,7 +15,7 @@ import { parseInput } from '../../../src/memories/schema.js';
 export function exportRoutes(app: FastifyInstance, deps: Deps): void {
   app.get('/v1/export', async (req, reply) => {
     const q = parseInput(ExportQuery, req.query, 'query parameters');
-    const records = exportRecords(deps, req.tenantId, q);
+    const records = logged(exportRecords(deps, req.tenantId, q), req.log);
     const markdown = q.format === 'markdown';
     const name = `memloom-${req.tenantId}${q.user_id ? `-user-${q.user_id}` : ''}${q.dataset ? `-dataset-${q.dataset}` : ''}.${markdown ? 'md' : 'jsonl'}`.replace(/[^A-Za-z0-9._-]/g, '_');
     return reply
@@ -29,4 +29,14 @@ export function exportRoutes(app: FastifyInstance, deps: Deps): void {
     scoped.addContentTypeParser('application/x-ndjson', (_req, payload, done) => done(null, payload));
     scoped.post('/v1/import', async (req) => importRecords(deps, req.tenantId, streamLines(req.body as AsyncIterable<Uint8Array>)));
   });
+}
+
+/** The answer has started when a page fails: the stream is cut (no `end` record) and the cause logged here. */
+async function* logged<T>(records: AsyncGenerator<T>, log: FastifyBaseLogger): AsyncGenerator<T> {
+  try {
+    yield* records;
+  } catch (err) {
+    log.error({ err }, 'export failed mid-stream');
+    throw err;
+  }
 }

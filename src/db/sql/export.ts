@@ -21,6 +21,8 @@ export interface ExportScope {
 const iso = (col: string, as: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${as}`;
 /** $1 user, $2 dataset (NULL: any). */
 const inScope = (alias: string) => `($1::text IS NULL OR ${alias}.user_id = $1) AND ($2::text IS NULL OR ${alias}.dataset = $2)`;
+/** Every parameter must appear in the text for PostgreSQL to type it; true when there is no scope. */
+const UNSCOPED = 'AND $1::text IS NULL AND $2::text IS NULL';
 const scoped = (s: ExportScope) => s.userId !== undefined || s.dataset !== undefined;
 const params = (s: ExportScope, after: string, limit: number, more: unknown[] = []) => [s.userId ?? null, s.dataset ?? null, after, limit, ...more];
 
@@ -58,7 +60,7 @@ export async function exportEntities(tx: Queryable, s: ExportScope, after: strin
          OR EXISTS (SELECT 1 FROM memories m WHERE m.subject_entity_id = n.id AND ${inScope('m')})
          OR EXISTS (SELECT 1 FROM edges g JOIN provenance p ON p.object_type = 'edge' AND p.object_id = g.id JOIN events e ON e.id = p.event_id
                     WHERE (g.source_entity_id = n.id OR g.target_entity_id = n.id) AND ${inScope('e')}))`
-    : '';
+    : UNSCOPED;
   const { rows } = await tx.query(
     `SELECT n.id, n.name, n.normalized_name, n.type, n.description, ${iso('n.created_at', 'created_at')}, ${iso('n.updated_at', 'updated_at')},
             n.embedding_model, CASE WHEN $5 THEN n.embedding::text END AS embedding
@@ -88,7 +90,7 @@ export async function exportMemories(tx: Queryable, s: ExportScope, after: strin
 export async function exportEdges(tx: Queryable, s: ExportScope, after: string, limit: number): Promise<Array<Record<string, unknown> & { id: string }>> {
   const filter = scoped(s)
     ? `AND EXISTS (SELECT 1 FROM provenance p JOIN events e ON e.id = p.event_id WHERE p.object_type = 'edge' AND p.object_id = g.id AND ${inScope('e')})`
-    : '';
+    : UNSCOPED;
   const { rows } = await tx.query(
     `SELECT g.id, g.source_entity_id, g.target_entity_id, g.relation, g.description, ${iso('g.valid_at', 'valid_at')}, ${iso('g.invalid_at', 'invalid_at')},
             ${iso('g.created_at', 'created_at')}, ${iso('g.updated_at', 'updated_at')}
