@@ -91,7 +91,7 @@ describe('client against a running memloom', () => {
   it('forgets a session and reports the API\u2019s error codes', async () => {
     const f = await client.forget({ session_id: 'c-2' });
     // The session's event, and any feedback event that quoted what it gave a recall.
-    expect(f.removed.events - (f.removed.feedback_events ?? 0)).toBe(1);
+    expect((f.removed.events ?? 0) - (f.removed.feedback_events ?? 0)).toBe(1);
     expect((await client.forget({ session_id: 'c-2' })).nothing_to_forget).toBe(true);
     const wrongKey = createMemloom({ url: m.url, apiKey: 'nope', flushOnExit: false, eventsDir });
     await expect(wrongKey.recall({ query: 'x' })).rejects.toMatchObject({ code: 'UNAUTHORIZED', kind: 'unauthorized' });
