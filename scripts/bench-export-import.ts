@@ -3,7 +3,7 @@
  * providers) processes N conversational events, its tenant is exported as JSON lines, and the
  * file is imported into a second, fresh instance. Prints bytes, records and records/s of each
  * step; checks that the counts match. Figures depend on the machine and its load.
- * Run: npx tsx scripts/bench-export-import.ts [--events 2000]
+ * Run: npm run bench:export-import [-- --events 2000]
  */
 import os from 'node:os';
 import { QUEUE_NAMES } from '../src/queue/names.js';

@@ -99,6 +99,15 @@ describe('memloom CLI against a running instance', () => {
     expect(badMode.stderr).toContain('invalid --mode');
   });
 
+  it('runs as `npx memloom` from the clone', async () => {
+    const r = await new Promise<Run>((resolve) => {
+      execFile('npx', ['--no-install', 'memloom', 'stats', '--help'], { cwd: ROOT, timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: dir } },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: memloom stats/);
+  });
+
   it('says clearly when no memloom answers', async () => {
     const r = await memloom(['stats'], { MEMLOOM_URL: 'http://127.0.0.1:9' });
     expect(r.code).toBe(1);

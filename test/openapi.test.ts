@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, startTestMemloom, type TestMemloom } from './support/memloom.js';
+import { DOCS_PAGE } from '../apps/api/openapi/page.js';
+import { getJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 
 let m: TestMemloom;
 
@@ -62,6 +63,19 @@ describe('OpenAPI document', () => {
     const html = await res.text();
     expect(html).toContain("fetch('/openapi.json')");
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\//);
+  });
+
+  it('the page\u2019s script renders one entry per operation of the served document', async () => {
+    const { body } = await getJson(`${m.url}/openapi.json`);
+    const script = DOCS_PAGE.split('<script>')[1]?.split('</script>')[0] ?? '';
+    const els: Record<string, { innerHTML: string; textContent: string }> = { intro: { innerHTML: '', textContent: '' }, ops: { innerHTML: '', textContent: '' } };
+    // The page's own code, run with the two DOM calls it makes and a fetch that answers the document.
+    new Function('document', 'fetch', script)({ getElementById: (id: string) => els[id] }, async () => ({ json: async () => body }));
+    await waitFor(() => els.ops?.innerHTML);
+    const operations = Object.values(body.paths as Record<string, object>).reduce((n, ops) => n + Object.keys(ops).length, 0);
+    expect(els.ops?.innerHTML.match(/<details>/g)).toHaveLength(operations);
+    expect(els.ops?.innerHTML).toContain('<code>/v1/recall</code>');
+    expect(els.intro?.textContent).toBe('');
   });
 
   it('the API itself still needs the key', async () => {
