@@ -96,8 +96,12 @@ describe('agent hook (Claude Code command hooks)', () => {
       return c.some((x) => x.includes('called Bluebird')) && c.some((x) => x.includes('deploy to Bluebird')) ? c : undefined;
     }, { timeoutMs: 60_000, what: 'the watcher to ingest the hook events' });
     expect(found.filter((x) => x.includes('deploy to Bluebird'))).toHaveLength(1);
-    // Stored in the key's tenant, the assistant reply once.
-    const events = (await getJson(`${m.url}/v1/stats`, auth)).body.objects.events;
+    // Stored in the key's tenant, the assistant reply once: the earlier decision + prompt, reply, session end. The
+    // watcher reads the file in order, so once the last line (session_end) is stored every line before it is too.
+    const events = await waitFor(async () => {
+      const n = (await getJson(`${m.url}/v1/stats`, auth)).body.objects.events as number;
+      return n >= 4 ? n : undefined;
+    }, { timeoutMs: 60_000, what: 'the session_end line to be stored' });
     expect(events).toBe(1 + 3);
   });
 

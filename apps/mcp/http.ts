@@ -1,5 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createApi } from '../client/api.js';
 import { clientBackend } from './backend.js';
 import { createMcpServer, type McpDefaults } from './tools.js';
@@ -31,7 +31,7 @@ export function mcpRoutes(app: FastifyInstance, version: string): void {
     }
   });
   // Stateless: no server-to-client stream to open, no session to end.
-  const notAllowed = async (_req: FastifyRequest, reply: import('fastify').FastifyReply) =>
+  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
     reply.status(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages.' }, id: null });
   app.get('/mcp', notAllowed);
   app.delete('/mcp', notAllowed);
