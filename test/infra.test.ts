@@ -19,7 +19,7 @@ const k8sFiles = readdirSync(path.join(ROOT, 'infra/k8s')).filter((f) => f.endsW
 const k8sDocs = k8sFiles.flatMap((f) => parseYamlAll(read(`infra/k8s/${f}`)).map((d) => ({ file: f, doc: asObj(d) })));
 
 describe('what the code defines (extraction must not come back empty)', () => {
-  it('finds the CLI commands in apps/cli/main.ts', () => {
+  it('finds the CLI commands in apps/cli/registry.ts', () => {
     expect([...ctx.commands]).toEqual(expect.arrayContaining(['start', 'api', 'worker', 'watcher', 'scheduler', 'migrate']));
   });
   it('finds queues, configuration names, probe routes and the queue prefix', () => {

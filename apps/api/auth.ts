@@ -10,7 +10,7 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_PATHS = new Set(['/healthz', '/readyz']);
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json', '/docs']);
 
 /**
  * Who may see a path. Operator surfaces (Bull Board, /metrics) show every tenant's jobs and

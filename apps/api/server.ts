@@ -16,6 +16,17 @@ import { workingMemoryRoutes } from './routes/working-memory.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { jobRoutes } from './routes/jobs.js';
 import { registerStrictJson } from './json.js';
+import { docsRoutes } from './routes/docs.js';
+import { exportRoutes } from './routes/export.js';
+import { mcpRoutes } from '../mcp/http.js';
+import { VERSION } from './version.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered (method, url), for the OpenAPI catalog's test. */
+    routeTable: Array<{ method: string; url: string }>;
+  }
+}
 
 export interface ApiOptions {
   readiness?: Readiness;
@@ -49,6 +60,11 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
   });
+  const routeTable: Array<{ method: string; url: string }> = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routeTable.push({ method, url: r.url });
+  });
   app.decorateRequest('tenantId', '');
   app.addHook('onRequest', async (req, reply) => {
     try {
@@ -77,6 +93,9 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   workingMemoryRoutes(app, deps);
   metricsRoutes(app, deps);
   jobRoutes(app, deps);
+  exportRoutes(app, deps);
+  mcpRoutes(app, VERSION);
+  docsRoutes(app);
   await registerBullBoard(app, deps.queues);
   return app;
 }

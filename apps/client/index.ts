@@ -1,15 +1,19 @@
 /**
  * memloom's TypeScript client: `event()` returns at once and never throws into the agent; events
  * are buffered, batched, sent to POST /v1/events with retries, spilled to the events directory when
- * the API cannot take them, and flushed when the process exits.
+ * the API cannot take them, and flushed when the process exits. The rest of the API (recall,
+ * memories, forget, feedback, working memory, stats, graph, export/import) is awaited and typed
+ * (apps/client/api.ts); those calls throw a MemloomError with the API's code.
  *
  *   const memloom = createMemloom({ defaults: { user_id: 'u-42', agent_id: 'claude-code' } });
  *   memloom.event({ content: 'We chose PostgreSQL for the store.', type: 'decision' });
+ *   const { results } = await memloom.recall({ query: 'which database?', user_id: 'u-42' });
  *   await memloom.close();
  */
 import path from 'node:path';
 import { MemloomError } from '../../src/errors.js';
-import { MAX_BATCH } from '../../src/events/schema.js';
+import { MAX_BATCH } from '../../src/events/constants.js';
+import { createApi, type MemloomApi } from './api.js';
 import { Sender, type ClientStats } from './buffer.js';
 import { registerForExit } from './exit-hooks.js';
 import { SpillFile } from './spill.js';
@@ -18,6 +22,8 @@ import { toWireEvent, type EventDefaults, type MemloomEvent } from './wire.js';
 export { MemloomError } from '../../src/errors.js';
 export type { ClientStats } from './buffer.js';
 export type { EventDefaults, MemloomEvent } from './wire.js';
+export type { MemloomApi } from './api.js';
+export type * from './types.js';
 
 export interface MemloomClientOptions {
   /** API base URL. Default `http://127.0.0.1:8787`. */
@@ -57,13 +63,14 @@ export interface MemloomClientOptions {
   flushOnExit?: boolean;
 }
 
-export interface MemloomClient {
+export interface MemloomClient extends MemloomApi {
   /** Buffers one event and returns its idempotency id at once (the caller's `id`, or a new UUID). Never throws. */
   event(e: MemloomEvent): string;
   /** Resolves when every event given so far is acknowledged by the API, rejected (reported) or spilled to disk. */
   flush(): Promise<void>;
   /** flush(), then stop: later events are reported through onError and dropped. */
   close(): Promise<void>;
+  /** The client's own counters (buffered, accepted, spilled…); the server's are `serverStats()`. */
   stats(): ClientStats;
 }
 
@@ -72,6 +79,9 @@ export function createMemloom(opts: MemloomClientOptions = {}): MemloomClient {
   const eventsDir = opts.eventsDir ?? process.env.EVENTS_DIR ?? './events';
   const spill = new SpillFile(opts.spillDir ?? path.join(eventsDir, ...(opts.tenant ? [opts.tenant] : []), '_spill'));
   const defaults = { ...opts.defaults };
+  const url = (opts.url ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+  const fetchFn = opts.fetch ?? globalThis.fetch;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
   const sender = new Sender({
     batchSize: clamp(opts.batchSize ?? 100, 1, MAX_BATCH),
     maxBatchBytes: Math.max(1024, opts.maxBatchBytes ?? 4 * 1024 * 1024),
@@ -81,10 +91,10 @@ export function createMemloom(opts: MemloomClientOptions = {}): MemloomClient {
     spill,
     report,
     transport: {
-      url: (opts.url ?? 'http://127.0.0.1:8787').replace(/\/+$/, ''),
+      url,
       apiKey: opts.apiKey,
-      fetch: opts.fetch ?? globalThis.fetch,
-      timeoutMs: opts.timeoutMs ?? 30_000,
+      fetch: fetchFn,
+      timeoutMs,
       maxRetries: Math.max(0, opts.maxRetries ?? 5),
       backoffBaseMs: Math.max(0, opts.backoff?.baseMs ?? 200),
       backoffCapMs: Math.max(0, opts.backoff?.capMs ?? 10_000),
@@ -95,6 +105,7 @@ export function createMemloom(opts: MemloomClientOptions = {}): MemloomClient {
   const unregister = opts.flushOnExit === false ? () => undefined : registerForExit(sender);
 
   return {
+    ...createApi({ url, apiKey: opts.apiKey, fetch: fetchFn, timeoutMs }),
     event(e) {
       const wire = toWireEvent(e, defaults); // never throws
       const id = wire.ok ? wire.event.id : wire.id;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MemloomError } from '../../src/errors.js';
 // Type-only: the client never loads zod; the server (and the watcher) are the validators.
-import type { EVENT_ROLES, EVENT_TYPES } from '../../src/events/schema.js';
+import type { EVENT_ROLES, EVENT_TYPES } from '../../src/events/constants.js';
 
 /** One event as an agent writes it (DESIGN §2). Only `content` is required. */
 export interface MemloomEvent {

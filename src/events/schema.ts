@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { InputIssue } from '../errors.js';
 import { identifier, storableProblem as storableText, timestamp } from '../input.js';
+import { EVENT_ROLES, EVENT_TYPES, MAX_BATCH, MAX_CONTENT_BYTES } from './constants.js';
 
-export const EVENT_TYPES = ['message', 'tool_call', 'tool_result', 'decision', 'note', 'document', 'feedback', 'session_end'] as const;
-export const EVENT_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
-export const MAX_CONTENT_BYTES = 1024 * 1024;
-export const MAX_BATCH = 1000;
+export { EVENT_ROLES, EVENT_TYPES, MAX_BATCH, MAX_CONTENT_BYTES };
+
 const MAX_METADATA_DEPTH = 8;
 const MAX_METADATA_BYTES = 64 * 1024;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MEMORY_STATUSES } from '../db/sql/memories-read.js';
 import { InputError } from '../errors.js';
 import { identifier, storableText } from '../input.js';
 import { MEMORY_KINDS } from '../providers/llm/types.js';
@@ -27,6 +28,31 @@ export const FeedbackInput = z
 export type FeedbackInput = z.infer<typeof FeedbackInput>;
 
 const id = identifier(200);
+
+/** GET /v1/memories — filters and paging (query string: every value arrives as a string). */
+export const ListMemoriesQuery = z
+  .object({
+    user_id: id.optional(),
+    agent_id: id.optional(),
+    session_id: id.optional(),
+    dataset: id.optional(),
+    /** One kind or a comma-separated list. */
+    kind: z
+      .string()
+      .transform((s) => s.split(',').map((k) => k.trim()).filter((k) => k !== ''))
+      .pipe(z.array(z.enum(MEMORY_KINDS, { error: `one of ${MEMORY_KINDS.join(', ')}` })).min(1))
+      .optional()
+      .describe(`one kind or a comma-separated list of: ${MEMORY_KINDS.join(', ')}`),
+    status: z.enum([...MEMORY_STATUSES, 'all']).default('active'),
+    conflicts: z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('only memories in a `challenges` relation'),
+    q: storableText(1000).pipe(z.string().min(1)).optional().describe('text the memories contain'),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
+  })
+  .strict();
+
+/** Path parameter of /v1/memories/:id and /v1/graph/entities/:id. */
+export const IdParams = z.object({ id: z.string().describe('a UUID') });
 
 /** GET /v1/working-memory — the user's digest (no user_id: memories recorded without a user). */
 export const WorkingMemoryQuery = z.object({ user_id: id.optional() }).strict();

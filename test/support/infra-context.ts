@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CORE_SCHEMA, load, loadAll, mergeTag } from 'js-yaml';
 import { ConfigError, ConfigSchema, loadConfig } from '../../src/config.js';
 import { QUEUE_NAMES } from '../../src/queue/names.js';
+import { COMMANDS } from '../../apps/cli/registry.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
@@ -113,7 +114,7 @@ export function codeContext(): Context {
   const api = apiSources();
   const publicMatch = /PUBLIC_PATHS\s*=\s*new Set\(\[([^\]]*)\]\)/.exec(read('apps/api/auth.ts'));
   return {
-    commands: new Set(extractObjectKeys(read('apps/cli/main.ts'), 'COMMANDS')),
+    commands: new Set(COMMANDS.map((c) => c.name)),
     queues: new Set<string>(QUEUE_NAMES),
     configKeys: new Set(Object.keys(ConfigSchema.shape)),
     routes: new Set([...api.matchAll(/\.get\(\s*'(\/[^']*)'/g)].map((m) => m[1] as string)),

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { Deps } from '../../../src/deps.js';
 import { InputError } from '../../../src/errors.js';
 import { ForgetScope, forget, forgetMemory } from '../../../src/forget/index.js';
-
-const MemoryId = z.uuid();
+import { MemoryId } from '../../../src/memories/schema.js';
 
 /**
  * POST /v1/forget {event_id | session_id | user_id | dataset} (exactly one) → 200 with the counts

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { ExportQuery } from '../../../src/export/schema.js';
+import { ForgetScope } from '../../../src/forget/schema.js';
+import { EntityQuery, EntitySearchQuery } from '../../../src/graph/schema.js';
+import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, WorkingMemoryQuery } from '../../../src/memories/schema.js';
+import { DeadLettersQuery, RetryBody } from '../../../src/ops/schema.js';
+import { RecallInput } from '../../../src/recall/schema.js';
+import { ErrorBody, EventBody, EventsAccepted, ForgetAnswer, ImportAnswer, RecallAnswer, StatsAnswer } from './responses.js';
+
+/**
+ * Every route of the API, described once: the OpenAPI document (/openapi.json), the docs page and
+ * docs/api.md's table come from this list, and a test checks it against the routes Fastify
+ * registered. Request schemas are the ones the handlers parse with (src/<area>/schema.ts).
+ */
+
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+  /** Default application/json. */
+  contentType?: string;
+}
+
+export interface RouteDoc {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** OpenAPI form: `{id}` for a path parameter. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: 'events' | 'recall' | 'memories' | 'graph' | 'export' | 'agents' | 'ops';
+  /** false: answered without an API key (health, metrics, the API description). */
+  auth: boolean;
+  query?: z.ZodObject;
+  params?: z.ZodObject;
+  body?: z.ZodType;
+  bodyContentType?: string;
+  responses: Record<string, RouteResponse>;
+}
+
+const json = (description: string, schema?: z.ZodType): RouteResponse => ({ description, ...(schema ? { schema } : {}) });
+const invalid = json('invalid input; `error.details[]` names each problem', ErrorBody);
+const notFound = json('no such object in this tenant', ErrorBody);
+
+export const ROUTES: RouteDoc[] = [
+  { method: 'POST', path: '/v1/events', tag: 'events', auth: true, summary: 'Store one event or a batch (fire-and-forget)',
+    description: 'Answers 202 once the events are durably stored; the pipeline turns them into memory afterwards. A batch is `{"events": [...]}` (at most 1,000); bad events are rejected one by one and the rest accepted.',
+    body: z.union([EventBody, z.object({ events: z.array(EventBody).min(1).max(1000) })]).describe('one event, or {"events": [...]}'),
+    responses: { 202: json('stored (some may be rejected: see error.details)', EventsAccepted), 400: invalid, 413: json('over the size limit', ErrorBody), 429: json('over the tenant\u2019s ingest rate; see Retry-After', ErrorBody), 503: json('the database cannot take the write', ErrorBody) } },
+  { method: 'POST', path: '/v1/recall', tag: 'recall', auth: true, summary: 'Hybrid search over memories, evidence chunks and the graph',
+    body: RecallInput, responses: { 200: json('ranked results and a recall_id for feedback', RecallAnswer), 400: invalid } },
+  { method: 'POST', path: '/v1/feedback', tag: 'recall', auth: true, summary: 'Score a recall (1-5); a good answer becomes a new event',
+    body: FeedbackInput, responses: { 201: json('stored'), 200: json('the recall already had feedback: nothing added'), 400: invalid, 404: notFound } },
+  { method: 'GET', path: '/v1/memories', tag: 'memories', auth: true, summary: 'List memories, newest first, with filters and a cursor',
+    query: ListMemoriesQuery, responses: { 200: json('a page of memories and next_cursor'), 400: invalid } },
+  { method: 'GET', path: '/v1/memories/{id}', tag: 'memories', auth: true, summary: 'One memory with provenance, versions, relations and entities',
+    params: IdParams, responses: { 200: json('the memory'), 400: invalid, 404: notFound } },
+  { method: 'PATCH', path: '/v1/memories/{id}', tag: 'memories', auth: true, summary: 'Correct a memory: a new version supersedes it',
+    params: IdParams, body: CorrectInput, responses: { 200: json('the new version'), 400: invalid, 404: notFound, 409: json('not the active version', ErrorBody) } },
+  { method: 'DELETE', path: '/v1/memories/{id}', tag: 'memories', auth: true, summary: 'Delete one memory for good',
+    params: IdParams, responses: { 200: json('what was removed', ForgetAnswer), 404: notFound } },
+  { method: 'POST', path: '/v1/memories/{id}/restore', tag: 'memories', auth: true, summary: 'Bring an archived memory back',
+    params: IdParams, responses: { 200: json('restored'), 404: notFound, 409: json('not archived', ErrorBody) } },
+  { method: 'POST', path: '/v1/forget', tag: 'memories', auth: true, summary: 'Forget an event, session, user or dataset, following provenance',
+    body: ForgetScope, responses: { 200: json('counts removed per object type; idempotent', ForgetAnswer), 400: invalid } },
+  { method: 'GET', path: '/v1/working-memory', tag: 'memories', auth: true, summary: 'The working memory of a user (Markdown)',
+    query: WorkingMemoryQuery, responses: { 200: { description: 'the digest', contentType: 'text/markdown' }, 404: json('no working memory yet', ErrorBody) } },
+  { method: 'GET', path: '/v1/graph/entities', tag: 'graph', auth: true, summary: 'Search entities by name',
+    query: EntitySearchQuery, responses: { 200: json('matching entities'), 400: invalid } },
+  { method: 'GET', path: '/v1/graph/entities/{id}', tag: 'graph', auth: true, summary: 'An entity and its neighbourhood (depth 1-3)',
+    params: IdParams, query: EntityQuery, responses: { 200: json('the entity, its neighbours and edges'), 400: invalid, 404: notFound } },
+  { method: 'GET', path: '/v1/schema', tag: 'graph', auth: true, summary: 'Entity types, relation types and memory kinds with counts',
+    responses: { 200: json('the counts') } },
+  { method: 'GET', path: '/v1/export', tag: 'export', auth: true, summary: 'Export memory as JSON lines or Markdown (streamed)',
+    description: 'Events, chunks, entities, memories (with versions and signals), edges, relations, provenance and working memory of one user, one dataset or the whole tenant. JSON lines can be imported with POST /v1/import.',
+    query: ExportQuery, responses: { 200: { description: 'one record per line (jsonl) or a Markdown document', contentType: 'application/x-ndjson' }, 400: invalid } },
+  { method: 'POST', path: '/v1/import', tag: 'export', auth: true, summary: 'Import an export (JSON lines); idempotent',
+    bodyContentType: 'application/x-ndjson', responses: { 200: json('counts per record type', ImportAnswer), 400: invalid } },
+  { method: 'GET', path: '/v1/stats', tag: 'ops', auth: true, summary: 'Object counts, queue counts and pending events',
+    responses: { 200: json('counts', StatsAnswer) } },
+  { method: 'GET', path: '/v1/dead-letters', tag: 'ops', auth: true, summary: 'Malformed file lines and failed jobs, newest first',
+    query: DeadLettersQuery, responses: { 200: json('a page of dead letters and next_before'), 400: invalid } },
+  { method: 'POST', path: '/v1/jobs/retry', tag: 'ops', auth: true, summary: 'Failed jobs back to waiting',
+    body: RetryBody, responses: { 200: json('how many were retried'), 400: invalid } },
+  { method: 'GET', path: '/v1/budget', tag: 'ops', auth: true, summary: 'Token budgets, provider rate windows and the task quota',
+    responses: { 200: json('figures per window') } },
+  { method: 'POST', path: '/mcp', tag: 'agents', auth: true, summary: 'MCP over streamable HTTP (tools remember, recall, forget, get_working_memory)',
+    description: 'Stateless JSON-RPC per request; the tenant comes from the API key. See docs/agents.md.',
+    body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional(), params: z.unknown().optional() }),
+    responses: { 200: json('a JSON-RPC answer'), 202: json('a notification was accepted'), 401: json('no valid API key', ErrorBody) } },
+  { method: 'GET', path: '/mcp', tag: 'agents', auth: true, summary: 'Not used: the MCP endpoint is stateless (405)', responses: { 405: json('method not allowed') } },
+  { method: 'DELETE', path: '/mcp', tag: 'agents', auth: true, summary: 'Not used: no MCP sessions to end (405)', responses: { 405: json('method not allowed') } },
+  { method: 'GET', path: '/healthz', tag: 'ops', auth: false, summary: 'Liveness', responses: { 200: json('ok') } },
+  { method: 'GET', path: '/readyz', tag: 'ops', auth: false, summary: 'Readiness: database, queue and provider checks', responses: { 200: json('ready'), 503: json('not ready, with the failing checks') } },
+  { method: 'GET', path: '/metrics', tag: 'ops', auth: false, summary: 'Prometheus metrics', responses: { 200: { description: 'text exposition format', contentType: 'text/plain' } } },
+  { method: 'GET', path: '/admin/queues', tag: 'ops', auth: true, summary: 'Bull Board (queues UI)', responses: { 200: { description: 'HTML page', contentType: 'text/html' } } },
+  { method: 'GET', path: '/openapi.json', tag: 'ops', auth: false, summary: 'This document (OpenAPI 3.1)', responses: { 200: json('the document') } },
+  { method: 'GET', path: '/docs', tag: 'ops', auth: false, summary: 'A page that renders this document', responses: { 200: { description: 'HTML page', contentType: 'text/html' } } },
+];

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { EVENT_ROLES, EVENT_TYPES } from '../../../src/events/constants.js';
+
+/**
+ * Shapes of the main answers, for the OpenAPI document only (the handlers are typed by src/).
+ * Loose objects: an answer may carry more fields than listed here.
+ */
+
+const Issue = z.object({ index: z.number().int().optional(), path: z.string(), message: z.string() });
+
+export const ErrorBody = z.object({
+  error: z.looseObject({ code: z.string().describe('stable machine-readable code, e.g. INPUT_INVALID'), message: z.string(), details: z.unknown().optional() }),
+});
+
+export const EventsAccepted = z.looseObject({
+  accepted: z.number().int(),
+  duplicates: z.number().int(),
+  ids: z.array(z.string().nullable()).describe('stored event ids in request order; null for a rejected event'),
+  error: z.looseObject({ code: z.string(), message: z.string(), details: z.array(Issue) }).optional(),
+});
+
+/** The body of POST /v1/events: one event, or a batch. Mirrors src/events/schema.ts (validated there). */
+export const EventBody = z.object({
+  id: z.string().max(200).optional().describe('client idempotency key'),
+  dataset: z.string().max(200).optional(),
+  user_id: z.string().max(200).optional(),
+  agent_id: z.string().max(200).optional(),
+  session_id: z.string().max(200).optional(),
+  type: z.enum(EVENT_TYPES).optional(),
+  role: z.enum(EVENT_ROLES).optional(),
+  content: z.string().describe('required, at most 1 MiB of UTF-8'),
+  occurred_at: z.string().describe('ISO-8601 timestamp with a time zone').optional(),
+  importance: z.number().int().min(1).max(10).optional(),
+  ttl: z.string().describe('ISO-8601 duration, e.g. P30D').optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+const RecallResult = z.looseObject({
+  id: z.string(),
+  type: z.enum(['memory', 'chunk', 'triplet']),
+  content: z.string(),
+  score: z.number(),
+  scores: z.record(z.string(), z.number()),
+  kind: z.string().optional(),
+  occurred_at: z.string(),
+  recorded_at: z.string(),
+  source: z.object({ event_ids: z.array(z.string()), session_id: z.string().nullable(), dataset: z.string().nullable() }),
+});
+
+export const RecallAnswer = z.object({ recall_id: z.string(), results: z.array(RecallResult), took_ms: z.number() });
+
+const QueueCounts = z.object({ waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number(), completed: z.number() });
+
+export const StatsAnswer = z.object({
+  objects: z.record(z.string(), z.number().int()),
+  queues: z.record(z.string(), QueueCounts),
+  pending_events: z.number().int().describe('stored events some stage has not finished; 0 means everything is recallable'),
+});
+
+export const ForgetAnswer = z.looseObject({
+  nothing_to_forget: z.boolean(),
+  removed: z.record(z.string(), z.number().int()),
+  updated: z.record(z.string(), z.number().int()),
+  jobs_removed: z.number().int(),
+});
+
+export const ImportAnswer = z.looseObject({
+  imported: z.record(z.string(), z.number().int()),
+  existing: z.record(z.string(), z.number().int()),
+  rejected: z.number().int(),
+  rejections: z.array(z.object({ line: z.number().int(), message: z.string() })),
+  embedded: z.number().int(),
+  complete: z.boolean(),
+});

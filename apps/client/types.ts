@@ -1,0 +1,149 @@
+/**
+ * Request and answer types of the memloom API, as the client sees them on the wire (timestamps
+ * are ISO-8601 strings). Self-contained on purpose: the compiled client ships without the server's
+ * sources. docs/api.md describes each route; /openapi.json is the machine-readable form.
+ */
+
+export type MemoryKind = 'fact' | 'preference' | 'decision' | 'plan' | 'procedure' | 'profile' | 'episode' | 'insight';
+export type RecallMode = 'memories' | 'chunks' | 'graph' | 'auto';
+
+export interface EventsAnswer {
+  accepted: number;
+  duplicates: number;
+  /** Stored ids in request order; null for a rejected event. */
+  ids: Array<string | null>;
+  error?: { code: string; message: string; details: Array<{ index?: number; path: string; message: string }> };
+}
+
+export interface RecallRequest {
+  query: string;
+  user_id?: string;
+  agent_id?: string;
+  session_id?: string;
+  dataset?: string;
+  kinds?: MemoryKind[];
+  limit?: number;
+  mode?: RecallMode;
+  since?: string;
+  until?: string;
+  as_of?: string;
+  include_history?: boolean;
+}
+
+export interface RecallResult {
+  id: string;
+  type: 'memory' | 'chunk' | 'triplet';
+  content: string;
+  score: number;
+  scores: Record<string, number>;
+  kind?: string;
+  status?: string;
+  occurred_at: string;
+  recorded_at: string;
+  source: { event_ids: string[]; session_id: string | null; dataset: string | null };
+  triplet?: { source: string; relation: string; target: string; direction: 'out' | 'in' | 'none'; chunks: Array<{ id: string; content: string; event_id: string }> };
+}
+
+export interface RecallAnswer {
+  recall_id: string;
+  results: RecallResult[];
+  took_ms: number;
+}
+
+export interface MemoryItem {
+  id: string;
+  kind: MemoryKind;
+  content: string;
+  status: 'active' | 'superseded' | 'archived';
+  importance: number;
+  confidence: number;
+  user_id: string | null;
+  session_id: string | null;
+  dataset: string;
+  version: number;
+  created_at: string;
+  [field: string]: unknown;
+}
+
+export interface MemoryListQuery {
+  user_id?: string;
+  agent_id?: string;
+  session_id?: string;
+  dataset?: string;
+  kind?: MemoryKind | MemoryKind[];
+  status?: 'active' | 'superseded' | 'archived' | 'all';
+  conflicts?: boolean;
+  q?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface MemoryPage {
+  memories: MemoryItem[];
+  next_cursor: string | null;
+}
+
+export interface MemoryDetail extends MemoryItem {
+  provenance: { events: Array<{ id: string; session_id: string | null; dataset: string; occurred_at: string; type: string; source: string }>; runs: Array<{ id: string; stage: string; model: string | null; started_at: string }> };
+  versions: Array<{ id: string; version: number; content: string; status: string; valid_from: string; superseded_by: string | null }>;
+  relations: Array<Record<string, unknown>>;
+  entities: Array<{ id: string; name: string; type: string; [field: string]: unknown }>;
+}
+
+export interface MemoryCorrection {
+  content: string;
+  kind?: MemoryKind;
+  importance?: number;
+}
+
+export type ForgetScope = { event_id: string } | { session_id: string } | { user_id: string } | { dataset: string };
+
+export interface ForgetAnswer {
+  nothing_to_forget: boolean;
+  removed: Record<string, number>;
+  updated: Record<string, number>;
+  jobs_removed: number;
+}
+
+export interface FeedbackRequest {
+  recall_id: string;
+  score: 1 | 2 | 3 | 4 | 5;
+  text?: string;
+}
+
+export interface FeedbackAnswer {
+  duplicate: boolean;
+  [field: string]: unknown;
+}
+
+export interface ServerStats {
+  objects: Record<string, number> & { events: number; chunks: number; memories: number; entities: number; edges: number; dead_letters: number };
+  queues: Record<string, { waiting: number; active: number; delayed: number; failed: number; completed: number }>;
+  /** Stored events some stage has not finished: 0 means everything received is recallable. */
+  pending_events: number;
+}
+
+export interface EntitySummary {
+  id: string;
+  name: string;
+  type: string;
+  description: string;
+  [field: string]: unknown;
+}
+
+export interface ExportOptions {
+  format?: 'jsonl' | 'markdown';
+  user_id?: string;
+  dataset?: string;
+  /** Include embedding vectors (jsonl). Default true. */
+  vectors?: boolean;
+}
+
+export interface ImportAnswer {
+  imported: Record<string, number>;
+  existing: Record<string, number>;
+  rejected: number;
+  rejections: Array<{ line: number; message: string }>;
+  embedded: number;
+  complete: boolean;
+}

@@ -1,0 +1,24 @@
+import { MemloomError } from '../../src/errors.js';
+import type { MemloomApi } from '../client/api.js';
+import type { MemloomClient } from '../client/index.js';
+import type { McpBackend } from './tools.js';
+
+/**
+ * The tools over the client. `buffered` (stdio): remember goes through `event()`, which returns at
+ * once and retries or spills to the events directory when the API is away. `direct` (/mcp inside
+ * the API): remember awaits the durable write, a few milliseconds in-process.
+ */
+export function clientBackend(api: MemloomApi & Partial<Pick<MemloomClient, 'event'>>, mode: 'buffered' | 'direct'): McpBackend {
+  return {
+    async remember(event) {
+      if (mode === 'buffered' && api.event) return { id: api.event(event), status: 'queued' };
+      const answer = await api.sendEvents(event);
+      const id = answer.ids[0];
+      if (!id) throw new MemloomError(answer.error?.code ?? 'INPUT_INVALID', answer.error?.details.map((d) => `${d.path || 'event'}: ${d.message}`).join('; ') ?? 'The event was rejected.', { kind: 'input' });
+      return { id, status: 'stored' };
+    },
+    recall: (r) => api.recall(r),
+    forget: (scope) => ('memory_id' in scope ? api.memories.delete(scope.memory_id) : api.forget(scope)),
+    workingMemory: (userId) => api.workingMemory(userId),
+  };
+}

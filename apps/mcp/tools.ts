@@ -1,0 +1,137 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { EVENT_ROLES, EVENT_TYPES } from '../../src/events/constants.js';
+import { MEMORY_KINDS } from '../../src/providers/llm/types.js';
+import { RECALL_MODES } from '../../src/recall/schema.js';
+import { MemloomError } from '../../src/errors.js';
+import type { ForgetAnswer, ForgetScope, RecallAnswer, RecallRequest } from '../client/types.js';
+import type { MemloomEvent } from '../client/wire.js';
+
+/** What the tools need from memloom: the HTTP client (stdio) or the API in-process (/mcp). */
+export interface McpBackend {
+  /** Fire-and-forget: resolves as soon as the event is queued (stdio) or stored (HTTP), never after processing. */
+  remember(event: MemloomEvent): Promise<{ id: string; status: 'queued' | 'stored' }>;
+  recall(request: RecallRequest): Promise<RecallAnswer>;
+  forget(scope: ForgetScope | { memory_id: string }): Promise<ForgetAnswer>;
+  workingMemory(userId: string | undefined): Promise<string | null>;
+}
+
+/** Applied when the agent's call leaves them out (MEMLOOM_USER_ID etc. for stdio, ?user_id= on /mcp). */
+export interface McpDefaults {
+  user_id?: string | undefined;
+  agent_id?: string | undefined;
+  session_id?: string | undefined;
+  dataset?: string | undefined;
+}
+
+const scope = z.string().trim().min(1).max(200);
+const WM_URI = 'memloom://working-memory';
+
+/** The memloom MCP server: tools remember, recall, forget, get_working_memory and the working memory as a resource. */
+export function createMcpServer(backend: McpBackend, defaults: McpDefaults, version: string): McpServer {
+  const server = new McpServer({ name: 'memloom', version }, {
+    instructions: 'memloom is your long-term memory. Read the working-memory resource (or call get_working_memory) at the start of a task; call recall before answering questions about past work, decisions or preferences; call remember for anything worth keeping (decisions, preferences, facts, outcomes). remember returns at once.',
+  });
+  const user = (u: string | undefined) => u ?? defaults.user_id;
+
+  server.registerTool('remember', {
+    title: 'Remember',
+    description: 'Store something worth keeping in long-term memory: a decision and its reason, a user preference, a fact about the project, an outcome, a procedure that worked. Returns at once (fire-and-forget); memloom extracts memories in the background, so it becomes recallable within seconds to a minute. Write one self-contained statement per call, with names instead of pronouns.',
+    inputSchema: {
+      content: z.string().trim().min(1).max(100_000).describe('what to remember, self-contained (e.g. "We chose PostgreSQL over MongoDB for the event store because we need transactions.")'),
+      type: z.enum(EVENT_TYPES).default('note').describe('decision, note (default), message, document, …'),
+      role: z.enum(EVENT_ROLES).optional(),
+      importance: z.number().int().min(1).max(10).optional().describe('1-10; 7 or more for things that must not be forgotten'),
+      user_id: scope.optional().describe('whose memory this is (default: the configured user)'),
+      session_id: scope.optional(),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  }, (args) => guarded(async () => {
+    const event: MemloomEvent = {
+      content: args.content, type: args.type, role: args.role, importance: args.importance, metadata: args.metadata,
+      user_id: user(args.user_id), agent_id: defaults.agent_id, session_id: args.session_id ?? defaults.session_id, dataset: defaults.dataset,
+    };
+    const r = await backend.remember(event);
+    return `Remembered (event ${r.id}, ${r.status}). It becomes recallable once processed; no need to wait.`;
+  }));
+
+  server.registerTool('recall', {
+    title: 'Recall',
+    description: 'Search long-term memory before answering questions about earlier work, decisions, preferences, people or facts. Hybrid search (meaning + keywords + entities + recency). mode "memories" (default) returns distilled statements; "chunks" the raw evidence from past messages; "graph" relations between entities; "auto" a mix. Results are ranked, best first, each with its kind, date and score.',
+    inputSchema: {
+      query: z.string().trim().min(1).max(10_000).describe('a question or keywords, e.g. "which database did we choose and why"'),
+      mode: z.enum(RECALL_MODES).default('memories'),
+      limit: z.number().int().min(1).max(50).default(8),
+      user_id: scope.optional().describe('whose memory to search (default: the configured user)'),
+      session_id: scope.optional().describe('only this session'),
+      kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional().describe('only these kinds of memory'),
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, (args) => guarded(async () => {
+    const answer = await backend.recall({
+      query: args.query, mode: args.mode, limit: args.limit, user_id: user(args.user_id), session_id: args.session_id, kinds: args.kinds, dataset: defaults.dataset,
+    });
+    return formatRecall(answer);
+  }));
+
+  server.registerTool('forget', {
+    title: 'Forget',
+    description: 'Delete memory for good, following provenance: one memory (memory_id, from recall results), one stored event, a whole session, a user or a dataset. Give exactly one. Only when the user asks to forget something or a memory is wrong and harmful; to correct a memory, remember the correct statement instead.',
+    inputSchema: {
+      memory_id: z.uuid().optional(),
+      event_id: z.uuid().optional(),
+      session_id: scope.optional(),
+      user_id: scope.optional(),
+      dataset: scope.optional(),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  }, (args) => guarded(async () => {
+    const given = Object.entries(args).filter(([, v]) => v !== undefined) as Array<[string, string]>;
+    if (given.length !== 1) throw new MemloomError('INPUT_INVALID', 'Give exactly one of memory_id, event_id, session_id, user_id, dataset.', { kind: 'input' });
+    const [key, value] = given[0] as [string, string];
+    const r = await backend.forget({ [key]: value } as ForgetScope | { memory_id: string });
+    if (r.nothing_to_forget) return 'Nothing to forget: no such object (or already forgotten).';
+    const removed = Object.entries(r.removed).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+    return `Forgotten: ${removed || 'nothing else'}.`;
+  }));
+
+  server.registerTool('get_working_memory', {
+    title: 'Get working memory',
+    description: 'The working memory of a user: a short Markdown digest of what matters now (recent decisions, open plans, key procedures and preferences). Read it at the start of a task. The same text is the resource memloom://working-memory.',
+    inputSchema: { user_id: scope.optional().describe('default: the configured user') },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, (args) => guarded(async () => (await backend.workingMemory(user(args.user_id))) ?? 'No working memory yet for this user (nothing important recorded, or not refreshed yet).'));
+
+  const readWm = async (uri: URL, userId: string | undefined) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/markdown', text: (await backend.workingMemory(userId)) ?? '_No working memory yet._' }],
+  });
+  server.registerResource('working-memory', WM_URI, {
+    title: 'Working memory', mimeType: 'text/markdown',
+    description: `What matters now for ${defaults.user_id ? `user ${defaults.user_id}` : 'the default user'}: recent decisions, open plans, key procedures.`,
+  }, (uri) => readWm(uri, defaults.user_id));
+  server.registerResource('working-memory-of-user', new ResourceTemplate(`${WM_URI}/{user_id}`, { list: undefined }), {
+    title: 'Working memory of a user', mimeType: 'text/markdown', description: 'The working memory of the user named in the URI.',
+  }, (uri, vars) => readWm(uri, decodeURIComponent(String(vars.user_id))));
+  return server;
+}
+
+/** A tool never throws into the server: every failure is an MCP tool error naming memloom's error code. */
+async function guarded(fn: () => Promise<string>): Promise<CallToolResult> {
+  try {
+    return { content: [{ type: 'text', text: await fn() }] };
+  } catch (err) {
+    const text = err instanceof MemloomError ? `${err.code}: ${err.message}` : `INTERNAL: ${err instanceof Error ? err.message : String(err)}`;
+    return { isError: true, content: [{ type: 'text', text }] };
+  }
+}
+
+function formatRecall(a: RecallAnswer): string {
+  if (a.results.length === 0) return 'Nothing found in memory for this query.';
+  const lines = a.results.map((r, i) => {
+    const what = r.type === 'memory' ? (r.kind ?? 'memory') : r.type;
+    return `${i + 1}. [${what}, ${r.occurred_at.slice(0, 10)}, score ${r.score.toFixed(2)}] ${r.content} (id ${r.id})`;
+  });
+  return `${lines.join('\n')}\n\nrecall_id ${a.recall_id}`;
+}
