@@ -6,6 +6,7 @@ import { importRecords, streamLines } from '../../../src/export/import.js';
 import { markdownOf } from '../../../src/export/markdown.js';
 import { ExportQuery } from '../../../src/export/schema.js';
 import { parseInput } from '../../../src/memories/schema.js';
+import { MemloomError } from '../../../src/errors.js';
 
 /**
  * GET /v1/export?format=jsonl|markdown[&user_id=|&dataset=][&vectors=false] — streamed, page by
@@ -27,7 +28,13 @@ export function exportRoutes(app: FastifyInstance, deps: Deps): void {
   app.register(async (scoped) => {
     // The body is read as a stream by the import itself, line by line: no size limit, no buffering.
     scoped.addContentTypeParser('application/x-ndjson', (_req, payload, done) => done(null, payload));
-    scoped.post('/v1/import', async (req) => importRecords(deps, req.tenantId, streamLines(req.body as AsyncIterable<Uint8Array>)));
+    scoped.post('/v1/import', async (req) => {
+      // Any other content type (or none) arrives parsed or empty, not as a stream: a 400, not a TypeError's 500.
+      if (req.body === null || typeof req.body !== 'object' || !(Symbol.asyncIterator in req.body)) {
+        throw new MemloomError('UNSUPPORTED_MEDIA_TYPE', 'Send an export\u2019s JSON lines as application/x-ndjson.', { kind: 'input' });
+      }
+      return importRecords(deps, req.tenantId, streamLines(req.body as AsyncIterable<Uint8Array>));
+    });
   });
 }
 
