@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { QUEUE_NAMES } from '../src/queue/names.js';
+import { CATALOG } from '../workers/catalog.js';
 import { ROOT, read, parseYaml, parseYamlAll, asObj, asArr, str, extractObjectKeys, DEFAULT_PORT, codeContext, interpolate, composeEnv, containerPort } from './support/infra-context.js';
 import { validateCompose, nameOf, validateK8s, validateDockerfile } from './support/infra-validators.js';
 
@@ -23,7 +23,7 @@ describe('what the code defines (extraction must not come back empty)', () => {
     expect([...ctx.commands]).toEqual(expect.arrayContaining(['start', 'api', 'worker', 'watcher', 'scheduler', 'migrate']));
   });
   it('finds queues, configuration names, probe routes and the queue prefix', () => {
-    expect(ctx.queues.size).toBeGreaterThanOrEqual(8);
+    expect(ctx.queues).toEqual(new Set(CATALOG.keys()));
     expect([...ctx.configKeys]).toEqual(expect.arrayContaining(['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'MEMLOOM_API_KEYS']));
     expect([...ctx.routes]).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
     expect([...ctx.publicPaths]).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
@@ -125,10 +125,10 @@ describe('infra/k8s', () => {
   it('uses real commands, queues, configuration names, ports, probe paths, KEDA lists and pinned images', () => {
     expect(result.errors).toEqual([]);
     expect(new Set(result.seen.commands)).toEqual(new Set(['api', 'worker', 'watcher', 'scheduler', 'migrate']));
-    expect(new Set(result.seen.queues)).toEqual(new Set(QUEUE_NAMES));
+    expect(new Set(result.seen.queues)).toEqual(new Set(CATALOG.keys()));
     expect(result.seen.env).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'MEMLOOM_API_KEYS', 'LLM_API_KEY', 'EMBEDDINGS_API_KEY', 'HOST', 'PORT']));
     expect(result.seen.probePaths).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
-    expect(result.seen.listNames.length).toBe(QUEUE_NAMES.length);
+    expect(result.seen.listNames.length).toBe(CATALOG.size);
   });
 
   it('probes readiness on /readyz and liveness on /healthz', () => {

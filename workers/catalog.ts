@@ -1,4 +1,4 @@
-import type { QueueName } from '../src/queue/names.js';
+import { QUEUE_NAMES, type QueueName } from '../src/queue/names.js';
 import type { AnyStage } from '../src/queue/stage.js';
 import { briefing } from './briefing/handler.js';
 import { chunk } from './chunk/handler.js';
@@ -13,12 +13,5 @@ import { triage } from './triage/handler.js';
  * Flow: triage → chunk → embed → extract (debounced per session, reconciles into memory).
  * See workers/README.md for the diagram and invariants.
  */
-export const CATALOG: ReadonlyMap<QueueName, AnyStage> = new Map<QueueName, AnyStage>([
-  ['triage', triage],
-  ['chunk', chunk],
-  ['embed', embed],
-  ['extract', extract],
-  ['dream', dream],
-  ['briefing', briefing],
-  ['maintenance', maintenance],
-]);
+const STAGES: Record<QueueName, AnyStage> = { triage, chunk, embed, extract, dream, briefing, maintenance };
+export const CATALOG: ReadonlyMap<QueueName, AnyStage> = new Map(QUEUE_NAMES.map((name) => [name, STAGES[name]]));

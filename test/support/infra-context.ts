@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CORE_SCHEMA, load, loadAll, mergeTag } from 'js-yaml';
 import { ConfigError, ConfigSchema, loadConfig } from '../../src/config.js';
-import { QUEUE_NAMES } from '../../src/queue/names.js';
+import { CATALOG } from '../../workers/catalog.js';
 import { COMMANDS } from '../../apps/cli/registry.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -115,7 +115,7 @@ export function codeContext(): Context {
   const publicMatch = /PUBLIC_PATHS\s*=\s*new Set\(\[([^\]]*)\]\)/.exec(read('apps/api/auth.ts'));
   return {
     commands: new Set(COMMANDS.map((c) => c.name)),
-    queues: new Set<string>(QUEUE_NAMES),
+    queues: new Set<string>(CATALOG.keys()),
     configKeys: new Set(Object.keys(ConfigSchema.shape)),
     routes: new Set([...api.matchAll(/\.get\(\s*'(\/[^']*)'/g)].map((m) => m[1] as string)),
     publicPaths: new Set([...(publicMatch?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1] as string)),
