@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CoalescingEmbeddings } from '../src/providers/embeddings/coalescing.js';
 import { GatedEmbeddings, GatedLlm } from '../src/providers/gated.js';
 import { startTestMemloom, type TestMemloom } from './support/memloom.js';
 import { ROOT } from './support/process.js';
@@ -118,7 +119,10 @@ describe('every paid provider call passes the gate', () => {
           LLM_PROVIDER: 'openai', LLM_BASE_URL: 'http://127.0.0.1:9/v1',
         },
       });
-      expect(m.deps.providers.embeddings).toBeInstanceOf(GatedEmbeddings);
+      // Paid embeddings coalesce concurrent jobs' texts in front of the gate.
+      const embeddings = m.deps.providers.embeddings;
+      expect(embeddings).toBeInstanceOf(CoalescingEmbeddings);
+      expect((embeddings as CoalescingEmbeddings).inner).toBeInstanceOf(GatedEmbeddings);
       expect(m.deps.providers.llm).toBeInstanceOf(GatedLlm);
       expect(m.deps.providers.embeddings.paid && m.deps.providers.llm.paid).toBe(true);
     }, 180_000);

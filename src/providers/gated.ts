@@ -5,6 +5,7 @@
  * are returned unwrapped: they cost nothing and are not gated.
  */
 import { countTokens } from '../domain/tokens.js';
+import { CoalescingEmbeddings } from './embeddings/coalescing.js';
 import type { Gate } from './gate.js';
 import type { Providers } from './index.js';
 import { buildExtractionMessages, buildReconcileMessages, reconcileMaxTokens, type PromptMessage } from './llm/prompts.js';
@@ -137,10 +138,22 @@ export class GatedLlm implements LlmProvider {
   }
 }
 
-/** The providers deps carries: paid ones behind the gate, local ones as they are. */
+/**
+ * How long a paid embedding request waits for texts of other concurrent jobs (CoalescingEmbeddings):
+ * short beside an embed job's own database work, long enough for jobs started together to meet.
+ */
+const EMBEDDINGS_COALESCE_MS = 10;
+
+/**
+ * The providers deps carries: paid ones behind the gate, local ones as they are. Paid embeddings
+ * also coalesce the texts of concurrent jobs into shared requests, in front of the gate.
+ */
 export function gateProviders(providers: Providers, gate: Gate, opts: GateProviderOptions): Providers {
   const embeddings = providers.embeddings.paid
-    ? new GatedEmbeddings(providers.embeddings, gate, { batchSize: opts.embeddingsBatchSize, provider: opts.embeddingsProvider })
+    ? new CoalescingEmbeddings(new GatedEmbeddings(providers.embeddings, gate, { batchSize: opts.embeddingsBatchSize, provider: opts.embeddingsProvider }), {
+        maxBatch: opts.embeddingsBatchSize,
+        windowMs: EMBEDDINGS_COALESCE_MS,
+      })
     : providers.embeddings;
   const llm = providers.llm.paid ? new GatedLlm(providers.llm, gate, { maxOutputTokens: opts.llmMaxOutputTokens, provider: opts.llmProvider }) : providers.llm;
   return { embeddings, llm, close: () => providers.close() };

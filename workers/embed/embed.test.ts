@@ -111,6 +111,16 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     for (const id of ids) expect(await statusOf(id)).toBe('embedded');
   });
 
+  it('coalesces the texts of concurrent jobs over different events into one provider request', async () => {
+    const first = await chunked([{ session_id: 'emb-9', content: 'The staging cluster runs in Frankfurt.' }]);
+    const second = await chunked([{ session_id: 'emb-10', content: 'Invoices are sent on the first of the month.' }]);
+    const [a, b] = await Promise.all([runStage(m.deps, embed, { tenantId: TENANT, eventIds: first }), runStage(m.deps, embed, { tenantId: TENANT, eventIds: second })]);
+    expect(a.result.embedded + b.result.embedded).toBe(2);
+    const calls = callsTo(stub, EMB);
+    expect(calls).toHaveLength(1);
+    expect([...calls[0]?.body.input].sort()).toEqual(['Invoices are sent on the first of the month.', 'The staging cluster runs in Frankfurt.']);
+  });
+
   it('fails an invalid payload permanently, without retries, and records a dead letter', async () => {
     workers = startWorkers(m.deps, CATALOG, ['embed']);
     const queue = m.deps.queues.get('embed');
