@@ -85,6 +85,8 @@ export const ConfigSchema = z.object({
   EMBEDDINGS_BASE_URL: url(['http:', 'https:']),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_BATCH_SIZE: int(96, 1, 2048),
+  /** How long a paid embedding request waits for texts of other concurrent jobs; 0 sends each job's texts alone. */
+  EMBEDDINGS_COALESCE_MS: int(10, 0, 5000),
 
   LLM_PROVIDER: z.enum(['heuristic', 'openai'], { error: 'one of heuristic, openai' }).default('heuristic'),
   LLM_MODEL: optionalString,

@@ -81,7 +81,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     const gateStore: GateStore = config.REDIS_URL ? new RedisGateStore(config.REDIS_URL, backend.prefix) : new PgGateStore(db);
     const gate = new Gate({ config, db, store: gateStore, metrics, log: log.child({ component: 'gate' }) });
     const providers = gateProviders(rawProviders, gate, {
-      embeddingsBatchSize: config.EMBEDDINGS_BATCH_SIZE, llmMaxOutputTokens: LLM_MAX_OUTPUT_TOKENS,
+      embeddingsBatchSize: config.EMBEDDINGS_BATCH_SIZE, embeddingsCoalesceMs: config.EMBEDDINGS_COALESCE_MS, llmMaxOutputTokens: LLM_MAX_OUTPUT_TOKENS,
       embeddingsProvider: config.EMBEDDINGS_PROVIDER, llmProvider: config.LLM_PROVIDER,
     });
     metrics.bind({

@@ -134,7 +134,7 @@ describe('forget', () => {
 
     // Jobs that arrive after the forget run to completion and write nothing.
     const late = [
-      await m.deps.queues.get('triage').add('triage', { tenantId: 'default', eventId: id }, { jobId: `late-triage-${id}` }),
+      await m.deps.queues.get('triage').add('triage', { tenantId: 'default', eventIds: [id] }, { jobId: `late-triage-${id}` }),
       await m.deps.queues.get('chunk').add('chunk', { tenantId: 'default', eventIds: [id] }, { jobId: `late-chunk-${id}` }),
       await m.deps.queues.get('embed').add('embed', { tenantId: 'default', eventIds: [id] }, { jobId: `late-embed-${id}` }),
       await m.deps.queues.get('extract').add('extract', { tenantId: 'default', extractKey: 'session:forget-late' }, { jobId: `late-extract-${id}` }),

@@ -42,9 +42,8 @@ export async function removeQueuedJobs(deps: Deps, work: ForgottenWork): Promise
 
 export function refersOnlyToForgotten(data: unknown, work: ForgottenWork): boolean {
   if (typeof data !== 'object' || data === null) return false;
-  const d = data as { tenantId?: unknown; eventId?: unknown; eventIds?: unknown; extractKey?: unknown };
+  const d = data as { tenantId?: unknown; eventIds?: unknown; extractKey?: unknown };
   if (d.tenantId !== work.tenantId) return false;
-  if (typeof d.eventId === 'string') return work.eventIds.has(d.eventId);
   if (Array.isArray(d.eventIds)) return d.eventIds.length > 0 && d.eventIds.every((id) => typeof id === 'string' && work.eventIds.has(id));
   if (typeof d.extractKey === 'string') return work.deadKeys.has(d.extractKey);
   return false;

@@ -21,6 +21,8 @@ const usageOf = (r: { usage?: TokenUsage }) => (r.usage ? { tokensIn: r.usage.in
 export interface GateProviderOptions {
   /** Texts per embeddings request: each request passes the gate on its own. */
   embeddingsBatchSize: number;
+  /** How long a paid embedding request waits for other jobs' texts (0: no coalescing). */
+  embeddingsCoalesceMs: number;
   /** Output cap of an extraction request, reserved until the usage is known. */
   llmMaxOutputTokens: number;
   embeddingsProvider: string;
@@ -139,22 +141,15 @@ export class GatedLlm implements LlmProvider {
 }
 
 /**
- * How long a paid embedding request waits for texts of other concurrent jobs (CoalescingEmbeddings):
- * short beside an embed job's own database work, long enough for jobs started together to meet.
- */
-const EMBEDDINGS_COALESCE_MS = 10;
-
-/**
  * The providers deps carries: paid ones behind the gate, local ones as they are. Paid embeddings
  * also coalesce the texts of concurrent jobs into shared requests, in front of the gate.
  */
 export function gateProviders(providers: Providers, gate: Gate, opts: GateProviderOptions): Providers {
-  const embeddings = providers.embeddings.paid
-    ? new CoalescingEmbeddings(new GatedEmbeddings(providers.embeddings, gate, { batchSize: opts.embeddingsBatchSize, provider: opts.embeddingsProvider }), {
-        maxBatch: opts.embeddingsBatchSize,
-        windowMs: EMBEDDINGS_COALESCE_MS,
-      })
-    : providers.embeddings;
+  let embeddings = providers.embeddings;
+  if (embeddings.paid) {
+    embeddings = new GatedEmbeddings(embeddings, gate, { batchSize: opts.embeddingsBatchSize, provider: opts.embeddingsProvider });
+    if (opts.embeddingsCoalesceMs > 0) embeddings = new CoalescingEmbeddings(embeddings, { maxBatch: opts.embeddingsBatchSize, windowMs: opts.embeddingsCoalesceMs });
+  }
   const llm = providers.llm.paid ? new GatedLlm(providers.llm, gate, { maxOutputTokens: opts.llmMaxOutputTokens, provider: opts.llmProvider }) : providers.llm;
   return { embeddings, llm, close: () => providers.close() };
 }

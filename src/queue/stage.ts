@@ -47,8 +47,3 @@ export type AnyStage = Stage<any, any>;
 export function defineStage<I extends object, R>(stage: Stage<I, R>): Stage<I, R> {
   return stage;
 }
-
-/** BullMQ rejects ':' in custom job ids and all-digit ids; keys are built from uuids and words. */
-export function safeJobId(...parts: string[]): string {
-  return parts.join('-').replace(/:/g, '_');
-}

@@ -3,21 +3,19 @@ import { idsHash } from '../domain/ids.js';
 /** Events triaged by one job: the dispatcher queues one job per flush and tenant, in slices of this size. */
 export const TRIAGE_BATCH = 500;
 
-/** A triage job's payload: the events of one flush, or one event (jobs queued before batching). */
+/** A triage job's payload: the events of one flush. */
 export interface TriagePayload {
   tenantId: string;
-  eventId?: string | undefined;
-  eventIds?: string[] | undefined;
+  eventIds: string[];
 }
 
 /**
  * The job id: the same events of the same tenant give the same id, so the dispatcher and the
  * reconciler re-adding a batch that still exists create no second job. Correctness does not rest
- * on it: triage claims only `received` events, so overlapping jobs triage each event once. A
- * one-event job from before batching kept the event id as its job id.
+ * on it: triage claims only `received` events, so overlapping jobs triage each event once.
  */
 export function triageJobId(p: TriagePayload): string {
-  return p.eventIds ? `triage-${p.tenantId}-${idsHash(p.eventIds)}` : (p.eventId as string);
+  return `triage-${p.tenantId}-${idsHash(p.eventIds)}`;
 }
 
 /** Jobs (id and payload) that triage `eventIds`, TRIAGE_BATCH events each. */

@@ -53,9 +53,9 @@ export async function allJobs(queue: Queue): Promise<Job[]> {
   return jobs;
 }
 
-/** The events a triage job's payload holds (a batch, or one event in jobs queued before batching). */
-export function triageEventsOf(data: { eventId?: string; eventIds?: string[] } | undefined): string[] {
-  return data?.eventIds ?? (data?.eventId ? [data.eventId] : []);
+/** The events a triage job's payload holds. */
+export function triageEventsOf(data: { eventIds?: string[] } | undefined): string[] {
+  return data?.eventIds ?? [];
 }
 
 /** The triage jobs (any state) holding `eventId`. */

@@ -39,7 +39,7 @@ describe.each([{ redis: false }, { redis: true }])('chunk stage (redis: $redis)'
 
   async function triaged(events: object[]): Promise<string[]> {
     const ids = await ingest(m.deps, events);
-    for (const eventId of ids) await runStage(m.deps, triage, { tenantId: TENANT, eventId });
+    await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
     return ids;
   }
 

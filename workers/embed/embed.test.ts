@@ -43,7 +43,7 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
   /** Stores events and brings them to `chunked` with the triage and chunk handlers. */
   async function chunked(events: object[]): Promise<string[]> {
     const ids = await ingest(m.deps, events);
-    for (const eventId of ids) await runStage(m.deps, triage, { tenantId: TENANT, eventId });
+    await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
     await runStage(m.deps, chunk, { tenantId: TENANT, eventIds: ids });
     return ids;
   }
@@ -111,16 +111,6 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     for (const id of ids) expect(await statusOf(id)).toBe('embedded');
   });
 
-  it('coalesces the texts of concurrent jobs over different events into one provider request', async () => {
-    const first = await chunked([{ session_id: 'emb-9', content: 'The staging cluster runs in Frankfurt.' }]);
-    const second = await chunked([{ session_id: 'emb-10', content: 'Invoices are sent on the first of the month.' }]);
-    const [a, b] = await Promise.all([runStage(m.deps, embed, { tenantId: TENANT, eventIds: first }), runStage(m.deps, embed, { tenantId: TENANT, eventIds: second })]);
-    expect(a.result.embedded + b.result.embedded).toBe(2);
-    const calls = callsTo(stub, EMB);
-    expect(calls).toHaveLength(1);
-    expect([...calls[0]?.body.input].sort()).toEqual(['Invoices are sent on the first of the month.', 'The staging cluster runs in Frankfurt.']);
-  });
-
   it('fails an invalid payload permanently, without retries, and records a dead letter', async () => {
     workers = startWorkers(m.deps, CATALOG, ['embed']);
     const queue = m.deps.queues.get('embed');
@@ -170,5 +160,36 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     // …but it was started once more than that job: the limited run went back to the queue.
     expect(job.attemptsStarted).toBe(cleanRun.job.attemptsStarted + 1);
     expect(await deadLettersOf(m.deps.db, 'embed', embedKey(input))).toEqual([]);
+  });
+});
+
+describe('embed stage coalescing concurrent jobs (paid provider)', () => {
+  let stub: ProviderStub;
+  let m: TestMemloom;
+  beforeAll(async () => {
+    stub = await startProviderStub({ dimensions: DIMS });
+    // A window far longer than two jobs need to reach the provider, so the test does not hang on timing.
+    m = await startTestMemloom({ env: { ...stubProviderEnv(stub, DIMS), EMBEDDINGS_COALESCE_MS: '2000' }, roles: { api: false, workers: [] } });
+  });
+  afterAll(async () => {
+    await m?.close();
+    await stub?.close();
+  });
+
+  it('sends the texts of concurrent jobs over different events in one provider request', async () => {
+    const chunked = async (events: object[]) => {
+      const ids = await ingest(m.deps, events);
+      await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
+      await runStage(m.deps, chunk, { tenantId: TENANT, eventIds: ids });
+      return ids;
+    };
+    const first = await chunked([{ session_id: 'emb-9', content: 'The staging cluster runs in Frankfurt.' }]);
+    const second = await chunked([{ session_id: 'emb-10', content: 'Invoices are sent on the first of the month.' }]);
+    stub.reset();
+    const [a, b] = await Promise.all([runStage(m.deps, embed, { tenantId: TENANT, eventIds: first }), runStage(m.deps, embed, { tenantId: TENANT, eventIds: second })]);
+    expect(a.result.embedded + b.result.embedded).toBe(2);
+    const calls = callsTo(stub, EMB);
+    expect(calls).toHaveLength(1);
+    expect([...calls[0]?.body.input].sort()).toEqual(['Invoices are sent on the first of the month.', 'The staging cluster runs in Frankfurt.']);
   });
 });

@@ -42,9 +42,8 @@ async function liveCoverage(deps: Deps, cover: Coverage = { events: new Set(), k
       const jobs: Array<Job | undefined> = await queue.getJobs([state], 0, SCAN_LIMIT - 1);
       if (jobs.length >= SCAN_LIMIT) cover.truncated = true;
       for (const job of jobs) {
-        const d = job?.data as { tenantId?: unknown; eventId?: unknown; eventIds?: unknown; extractKey?: unknown } | undefined;
+        const d = job?.data as { tenantId?: unknown; eventIds?: unknown; extractKey?: unknown } | undefined;
         if (!d || typeof d.tenantId !== 'string') continue;
-        if (typeof d.eventId === 'string') cover.events.add(d.eventId);
         if (Array.isArray(d.eventIds)) for (const id of d.eventIds) if (typeof id === 'string') cover.events.add(id);
         if (typeof d.extractKey === 'string') cover.keys.add(`${d.tenantId}\u0000${d.extractKey}`);
       }

@@ -4,7 +4,7 @@ import { extractKeyOf, needsExtraction } from '../../src/domain/routing.js';
 import { heuristicTriage } from '../../src/providers/llm/heuristic/index.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { chunkJob } from '../chunk/schema.js';
-import { TriageInput, triageEvents, triageKey } from './schema.js';
+import { TriageInput, triageKey } from './schema.js';
 
 /**
  * The cheap gate: acknowledgements, empty tool chatter and exact duplicates within a session are
@@ -16,7 +16,7 @@ export const triage = defineStage({
   input: TriageInput,
   key: triageKey,
   async handle(input, { deps, log }) {
-    const ids = triageEvents(input);
+    const ids = input.eventIds;
     const { outcomes, waiting } = await withTenant(deps.db, input.tenantId, async (tx) => {
       const claimed = await claimReceived(tx, ids);
       let result: TriageOutcome[] = [];

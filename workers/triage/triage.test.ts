@@ -69,24 +69,15 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
     const first = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
     const before = await rows(ids);
     const again = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
-    // the reconciler may queue an event again in another batch, or one by one (jobs from before batching)
+    // the reconciler may queue an event again in another batch
     const otherJob = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: [ids[1] as string] });
-    const oneEventJob = await runStage(m.deps, triage, { tenantId: TENANT, eventId: ids[1] as string });
     expect(first.next).toEqual([{ stage: 'chunk', input: { tenantId: TENANT, eventIds: [ids[0]] } }]);
-    expect([again, otherJob, oneEventJob].map((j) => j.result.triagedIds)).toEqual([[], [], []]);
+    expect([again, otherJob].map((j) => j.result.triagedIds)).toEqual([[], []]);
     expect(await rows(ids)).toEqual(before);
     // A retry after the commit still moves the pipeline on (the event is still waiting for chunking)…
     expect(again.next).toEqual(first.next);
     // …and a skipped event never does.
     expect(otherJob.next).toEqual([]);
-    expect(oneEventJob.next).toEqual([]);
-  });
-
-  it('triages a one-event job queued before batching (payload `eventId`)', async () => {
-    const [id] = await ingest(m.deps, [{ session_id: 'tri-4', content: 'The release train leaves every second Tuesday.' }]);
-    const { result, next } = await runStage(m.deps, triage, { tenantId: TENANT, eventId: id as string });
-    expect(result.triagedIds).toEqual([id]);
-    expect(next).toEqual([{ stage: 'chunk', input: { tenantId: TENANT, eventIds: [id] } }]);
   });
 
   it('two jobs holding the same events triage each event once', async () => {
@@ -111,9 +102,9 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
     }
   });
 
-  it('rejects a payload with both or neither of eventId and eventIds', () => {
+  it('rejects a payload without events or with a one-event field of the removed pre-batching shape', () => {
     const id = '00000000-0000-4000-8000-000000000000';
-    expect(TriageInput.safeParse({ tenantId: TENANT, eventId: id, eventIds: [id] }).success).toBe(false);
+    expect(TriageInput.safeParse({ tenantId: TENANT, eventId: id }).success).toBe(false);
     expect(TriageInput.safeParse({ tenantId: TENANT }).success).toBe(false);
     expect(TriageInput.safeParse({ tenantId: TENANT, eventIds: [] }).success).toBe(false);
     expect(TriageInput.safeParse({ tenantId: TENANT, eventIds: [id] }).success).toBe(true);
@@ -123,14 +114,14 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
     const workers = startWorkers(m.deps, CATALOG, ['triage']);
     try {
       const queue = m.deps.queues.get('triage');
-      await queue.add('triage', { tenantId: TENANT, eventId: 'not-a-uuid' }, { jobId: 'triage-bad-payload', attempts: 5, backoff: { type: 'fixed', delay: 10 } });
+      await queue.add('triage', { tenantId: TENANT, eventIds: ['not-a-uuid'] }, { jobId: 'triage-bad-payload', attempts: 5, backoff: { type: 'fixed', delay: 10 } });
       const { job, state } = await waitForJob(queue, 'triage-bad-payload', ['failed', 'completed']);
       expect(state).toBe('failed');
       expect(job.attemptsMade).toBe(1);
-      expect(job.failedReason).toMatch(/^INPUT_INVALID: eventId/);
+      expect(job.failedReason).toMatch(/^INPUT_INVALID: eventIds/);
       const dead = await waitForDeadLetter(m.deps.db, 'triage', 'triage-bad-payload');
       expect(dead.code).toBe('INPUT_INVALID');
-      expect(JSON.parse(dead.payload)).toEqual({ tenantId: TENANT, eventId: 'not-a-uuid' });
+      expect(JSON.parse(dead.payload)).toEqual({ tenantId: TENANT, eventIds: ['not-a-uuid'] });
     } finally {
       await workers.close();
     }

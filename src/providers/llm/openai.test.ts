@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startProviderStub, type ChatRequestBody, type ProviderStub } from '../../../test/support/provider-stub.js';
 import { MemloomError } from '../../errors.js';
-import { OpenAILlm, parseTriageAnswer, type OpenAILlmOptions } from './openai.js';
+import { OpenAILlm, type OpenAILlmOptions } from './openai.js';
 import { extractionJsonSchema, reconcileJsonSchema, reconcileMaxTokens } from './prompts.js';
 import type { ExtractInput, ReconcileInput } from './types.js';
 
@@ -209,31 +209,6 @@ describe('OpenAILlm.reconcile', () => {
   });
 });
 
-describe('OpenAILlm.triage', () => {
-  it('asks a tiny question capped at 50 tokens and returns the verdict', async () => {
-    stub.onChat((body) => (body.max_tokens === 50 ? '{"keep":false,"reason":"an acknowledgement","priority":9}' : undefined));
-    const { verdict, usage } = await make().triage('ok thanks');
-    expect(verdict).toEqual({ keep: false, reason: 'an acknowledgement', priority: 9 });
-    expect(usage.output).toBeGreaterThan(0);
-    const body = chatCalls()[0]?.body as ChatRequestBody;
-    expect(lastMessage(body)).toContain('ok thanks');
-    expect(body.response_format?.type).toBe('json_schema');
-  });
-
-  it('works with the stub default answer', async () => {
-    expect((await make().triage('We decided to use PostgreSQL.')).verdict.keep).toBe(true);
-  });
-
-  it('throws TRIAGE_INVALID for an unreadable verdict', async () => {
-    stub.onChat(() => 'maybe?');
-    expect(await caught(make().triage('hello'))).toMatchObject({ code: 'TRIAGE_INVALID', retryable: false });
-  });
-
-  it('reads a verdict cut off mid-reason and clamps the priority', () => {
-    expect(parseTriageAnswer('{"keep": true, "priority": 14, "reason": "the user states a long')).toEqual({ keep: true, priority: 10 });
-    expect(parseTriageAnswer('{"keep":false}')).toEqual({ keep: false, priority: 5 });
-  });
-});
 
 describe('OpenAILlm.ready', () => {
   it('lists models, and reports an auth failure', async () => {

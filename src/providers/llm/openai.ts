@@ -1,5 +1,5 @@
 /**
- * Extraction, reconcile decisions and triage through any OpenAI-compatible chat endpoint (OpenAI,
+ * Extraction and reconcile decisions through any OpenAI-compatible chat endpoint (OpenAI,
  * DeepSeek, DashScope, Ollama, vLLM, LM Studio). The answer is untrusted: it is parsed with the zod
  * contract, and one invalid answer earns exactly one corrective retry. The SDK never retries on its
  * own (`maxRetries: 0`).
@@ -12,11 +12,9 @@ import {
   buildExtractionMessages,
   buildReconcileMessages,
   buildRetryMessage,
-  buildTriageMessages,
   extractionJsonSchema,
   reconcileJsonSchema,
   reconcileMaxTokens,
-  triageJsonSchema,
   type PromptMessage,
 } from './prompts.js';
 import {
@@ -27,7 +25,6 @@ import {
   type LlmProvider,
   type ReconcileInput,
   type TokenUsage,
-  type TriageVerdict,
 } from './types.js';
 
 export type StructuredOutput = 'json_schema' | 'json_object';
@@ -51,7 +48,6 @@ export interface OpenAILlmOptions {
 
 /** `details.raw` of EXTRACTION_INVALID keeps at most this much of the model's answer. */
 export const RAW_KEEP_CHARS = 4000;
-const TRIAGE_MAX_TOKENS = 50;
 
 interface Completion {
   content: string;
@@ -139,23 +135,6 @@ export class OpenAILlm implements LlmProvider {
     });
   }
 
-  /**
-   * A cheap keep/drop verdict (≤ 50 output tokens). An unreadable answer throws TRIAGE_INVALID (not
-   * retryable) so the triage stage chooses its own default instead of this provider guessing one.
-   */
-  async triage(content: string): Promise<{ verdict: TriageVerdict; usage: TokenUsage }> {
-    const answer = await this.complete(buildTriageMessages(content), TRIAGE_MAX_TOKENS, { name: 'triage', schema: triageJsonSchema() });
-    const verdict = parseTriageAnswer(answer.content);
-    if (!verdict) {
-      throw new MemloomError('TRIAGE_INVALID', 'The model answered an unreadable triage verdict', {
-        kind: 'upstream',
-        retryable: false,
-        details: { model: this.model, raw: truncate(answer.content, 500) },
-      });
-    }
-    return { verdict, usage: answer.usage };
-  }
-
   async ready(): Promise<void> {
     try {
       await this.client.models.list();
@@ -234,26 +213,6 @@ function parseJsonAnswer<T>(schema: z.ZodType<T>, raw: string, finishReason?: st
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, error: `The JSON does not match the required shape:\n${z.prettifyError(parsed.error)}` };
-}
-
-/** Lenient on purpose: a 50-token answer may be cut mid-reason, yet `keep` and `priority` came first. */
-export function parseTriageAnswer(raw: string): TriageVerdict | undefined {
-  let keep: boolean | undefined;
-  let priority: unknown;
-  let reason: unknown;
-  try {
-    const obj = JSON.parse(jsonText(raw)) as Record<string, unknown>;
-    if (typeof obj.keep === 'boolean') keep = obj.keep;
-    priority = obj.priority;
-    reason = obj.reason;
-  } catch {
-    // Fall through to field matching on the truncated text.
-    keep = /"keep"\s*:\s*true/i.test(raw) ? true : /"keep"\s*:\s*false/i.test(raw) ? false : undefined;
-    priority = Number(/"priority"\s*:\s*(\d+)/.exec(raw)?.[1]);
-  }
-  if (keep === undefined) return undefined;
-  const p = typeof priority === 'number' && Number.isFinite(priority) ? Math.min(10, Math.max(1, Math.round(priority))) : 5;
-  return { keep, priority: p, ...(typeof reason === 'string' && reason ? { reason } : {}) };
 }
 
 /** Models in json_object mode sometimes wrap the object in a code fence or a sentence. */

@@ -82,34 +82,6 @@ export function extractionJsonSchema(): Record<string, unknown> {
   return schema;
 }
 
-export const TRIAGE_SYSTEM_PROMPT = `You decide whether a piece of text an AI agent saw is worth remembering long-term.
-Keep facts, preferences, decisions, plans, procedures and lasting context; drop acknowledgements, small talk and noise.
-Answer JSON {"keep": boolean, "reason": string, "priority": integer 1-10} where 1 is most urgent; keep the reason under 10 words.`;
-
-/** Triage reads at most this many characters: the verdict rarely needs more and the call must stay cheap. */
-export const TRIAGE_MAX_CHARS = 2000;
-
-export function buildTriageMessages(content: string): PromptMessage[] {
-  const text = content.length > TRIAGE_MAX_CHARS ? `${content.slice(0, TRIAGE_MAX_CHARS)}…` : content;
-  return [
-    { role: 'system', content: TRIAGE_SYSTEM_PROMPT },
-    { role: 'user', content: `Is this worth remembering long-term?\n\n${text}` },
-  ];
-}
-
-export function triageJsonSchema(): Record<string, unknown> {
-  return {
-    type: 'object',
-    properties: {
-      keep: { type: 'boolean' },
-      reason: { type: 'string' },
-      priority: { type: 'integer', minimum: 1, maximum: 10 },
-    },
-    required: ['keep', 'reason', 'priority'],
-    additionalProperties: false,
-  };
-}
-
 export const RECONCILE_SYSTEM_PROMPT = `You keep an AI agent's long-term memory of one user consistent.
 Each new statement comes with the existing memories most similar to it. Decide one action per new statement:
 - ADD: new information; no candidate says the same thing or is replaced by it.
