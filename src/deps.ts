@@ -10,7 +10,7 @@ import { ensureVectorIndexes } from './db/vector-index.js';
 import { EXACT_SCAN_MAX } from './db/sql/recall.js';
 import { createQueueBackend } from './queue/backend.js';
 import { Queues } from './queue/queues.js';
-import { Dispatcher } from './events/dispatcher.js';
+import { Dispatcher } from './queue/dispatcher.js';
 import { createProviders, LLM_MAX_OUTPUT_TOKENS, type Providers } from './providers/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { Gate } from './providers/gate.js';

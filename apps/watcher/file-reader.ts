@@ -6,6 +6,7 @@ import { insertFileDeadLettersStatement, type FileDeadLetter } from '../../src/d
 import { insertedEvents, insertEventsStatement, runInOneTransaction, setTenantStatement, type EventRow } from '../../src/db/sql/insert-events.js';
 import { getOffset, saveOffset, saveOffsetStatementFor, type FileOffset } from '../../src/db/sql/watcher-offsets.js';
 import { toEventRow } from '../../src/events/ingest.js';
+import { intake } from '../../src/events/intake.js';
 import { validateEvents } from '../../src/events/schema.js';
 import { completeLines, type FileLine } from './lines.js';
 
@@ -191,14 +192,15 @@ async function storeLines(deps: Deps, tenantId: string, relPath: string, lines: 
   }
   // events, dead letters and the new offset: one message, one transaction, one round trip
   const deadLetterStatement = insertFileDeadLettersStatement(bad);
-  const results = await runInOneTransaction(deps.db, [
-    setTenantStatement(tenantId),
-    saveOffsetStatementFor(next),
-    ...(deadLetterStatement ? [deadLetterStatement] : []),
-    ...(rows.length > 0 ? [insertEventsStatement(rows)] : []),
-  ]);
-  const inserted = rows.length > 0 ? await insertedEvents(deps.db, tenantId, rows, results[results.length - 1]) : [];
-  const newIds = inserted.filter((r) => r.inserted).map((r) => r.id);
-  deps.dispatcher.submit(tenantId, newIds);
+  const { newIds } = await intake(deps, tenantId, async () => {
+    const results = await runInOneTransaction(deps.db, [
+      setTenantStatement(tenantId),
+      saveOffsetStatementFor(next),
+      ...(deadLetterStatement ? [deadLetterStatement] : []),
+      ...(rows.length > 0 ? [insertEventsStatement(rows)] : []),
+    ]);
+    const inserted = rows.length > 0 ? await insertedEvents(deps.db, tenantId, rows, results[results.length - 1]) : [];
+    return { newIds: inserted.filter((r) => r.inserted).map((r) => r.id) };
+  });
   return { stored: newIds.length, deadLetters: bad.length };
 }

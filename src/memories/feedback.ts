@@ -4,6 +4,7 @@ import { getRecall, insertFeedback, lowerRankWeight, resultContents, setFeedback
 import { insertEvents } from '../db/sql/insert-events.js';
 import { MemloomError } from '../errors.js';
 import { toEventRow } from '../events/ingest.js';
+import { intake } from '../events/intake.js';
 import { EventInput } from '../events/schema.js';
 import type { FeedbackInput } from './schema.js';
 
@@ -66,11 +67,11 @@ export function feedbackEvent(recall: RecallLogRow, answers: string[], input: Fe
  * feedback on the same recall again changes nothing.
  */
 export async function giveFeedback(deps: Deps, tenantId: string, input: FeedbackInput): Promise<FeedbackResult> {
-  const outcome = await withTenant(deps.db, tenantId, async (tx) => {
+  const outcome = await intake(deps, tenantId, () => withTenant(deps.db, tenantId, async (tx) => {
     const recall = await getRecall(tx, input.recall_id);
     if (!recall) throw new MemloomError('RECALL_NOT_FOUND', 'No recall with this recall_id.', { kind: 'not_found', details: { recall_id: input.recall_id } });
     const fb = await insertFeedback(tx, { recallId: recall.id, score: input.score, text: input.text ?? null });
-    if (!fb.inserted) return { result: { feedback_id: fb.id, duplicate: true, event_id: fb.event_id, lowered: 0 }, newEventId: undefined };
+    if (!fb.inserted) return { result: { feedback_id: fb.id, duplicate: true, event_id: fb.event_id, lowered: 0 }, newIds: [] };
     let eventId: string | null = null;
     let newEventId: string | undefined;
     let lowered = 0;
@@ -87,9 +88,7 @@ export async function giveFeedback(deps: Deps, tenantId: string, input: Feedback
     } else if (input.score <= NEGATIVE_SCORE) {
       lowered = await lowerRankWeight(tx, recall.result_ids, RANK_WEIGHT_FACTOR, RANK_WEIGHT_FLOOR);
     }
-    return { result: { feedback_id: fb.id, duplicate: false, event_id: eventId, lowered }, newEventId };
-  });
-  // After the commit: the event is durable, and the reconciler enqueues it if this hand-off fails.
-  if (outcome.newEventId) deps.dispatcher.submit(tenantId, [outcome.newEventId]);
+    return { result: { feedback_id: fb.id, duplicate: false, event_id: eventId, lowered }, newIds: newEventId ? [newEventId] : [] };
+  }));
   return outcome.result;
 }

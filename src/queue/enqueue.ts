@@ -1,7 +1,14 @@
 import type { JobsOptions } from 'bullmq';
 import type { QueueBackendKind } from './backend.js';
+import type { QueueName } from './names.js';
 import type { Queues } from './queues.js';
-import type { NextJob } from './stage.js';
+
+/** A job to enqueue next: the stage, its input, and optional BullMQ options (delay, dedup, priority). */
+export interface NextJob {
+  stage: QueueName;
+  input: Record<string, unknown>;
+  opts?: { delay?: number; priority?: number; deduplication?: { id: string; ttl?: number; extend?: boolean; replace?: boolean } };
+}
 
 /** Attempts and backoff for every pipeline job; a job keeps its attempts while rate-limited. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -42,7 +49,6 @@ export interface EnqueueHooks {
  */
 const PG_BULK_MIN = 8;
 
-type QueueName = NextJob['stage'];
 
 /** Adds plain (not deduplicated) jobs to one queue the cheapest way for its backend. */
 export async function addJobs(queues: Queues, stage: QueueName, jobs: Array<{ data: Record<string, unknown>; opts: JobsOptions }>): Promise<void> {

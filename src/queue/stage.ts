@@ -3,14 +3,10 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { Logger } from '../logger.js';
+import type { NextJob } from './enqueue.js';
 import type { QueueName } from './names.js';
 
-/** A job to enqueue next: the stage, its input, and optional BullMQ options (delay, dedup, priority). */
-export interface NextJob {
-  stage: QueueName;
-  input: Record<string, unknown>;
-  opts?: { delay?: number; priority?: number; deduplication?: { id: string; ttl?: number; extend?: boolean; replace?: boolean } };
-}
+export type { NextJob } from './enqueue.js';
 
 export interface StageContext {
   deps: Deps;

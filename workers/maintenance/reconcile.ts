@@ -1,7 +1,7 @@
 import { listTenants, withTenant } from '../../src/db/pool.js';
 import { findNotEnqueued, markEnqueued, markProcessedEnqueued } from '../../src/db/sql/insert-events.js';
 import type { Deps } from '../../src/deps.js';
-import { enqueueTriage } from '../../src/events/dispatcher.js';
+import { enqueueTriage } from '../../src/queue/dispatcher.js';
 import { requeueLostWork } from './lost-jobs.js';
 
 /** Events younger than this may still be on their way through the dispatcher. */

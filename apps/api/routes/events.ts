@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../src/deps.js';
 import { InputError, MemloomError } from '../../../src/errors.js';
-import { EventWriter, ingestEvents } from '../../../src/events/ingest.js';
+import { EventWriter } from '../../../src/events/ingest.js';
+import { acceptEvents } from '../../../src/events/intake.js';
 import { TenantRateLimiter } from '../../../src/events/rate-limit.js';
 import { MAX_BATCH } from '../../../src/events/schema.js';
 
@@ -16,8 +17,7 @@ export function eventRoutes(app: FastifyInstance, deps: Deps): void {
     if (waitMs > 0) {
       throw new MemloomError('RATE_LIMITED', 'Over this tenant\u2019s ingest rate; retry after the indicated delay.', { kind: 'rate_limited', retryAfterMs: waitMs });
     }
-    const result = await ingestEvents(deps.db, req.tenantId, items, { source: 'http', writer });
-    deps.dispatcher.submit(req.tenantId, result.newIds);
+    const result = await acceptEvents(deps, req.tenantId, items, { source: 'http', writer });
     const stored = result.accepted + result.duplicates;
     if (stored === 0 && result.issues.length > 0) {
       if (result.tooLarge.length === items.length) {

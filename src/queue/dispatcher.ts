@@ -1,9 +1,9 @@
 import type { Db } from '../db/pool.js';
 import { markEnqueuedStatement, runInOneTransaction, setTenantStatement } from '../db/sql/insert-events.js';
 import type { Logger } from '../logger.js';
-import { addJobs, jobOptions } from '../queue/enqueue.js';
-import type { Queues } from '../queue/queues.js';
-import { TRIAGE_BATCH, triageJobs } from '../queue/triage-jobs.js';
+import { addJobs, jobOptions } from './enqueue.js';
+import type { Queues } from './queues.js';
+import { TRIAGE_BATCH, triageJobs } from './triage-jobs.js';
 
 const MAX_JOBS_PER_ADD = TRIAGE_BATCH;
 /**
