@@ -80,7 +80,10 @@ export const COMMANDS: CommandSpec[] = [
     details: 'Configured through MEMLOOM_URL, MEMLOOM_API_KEY, MEMLOOM_USER_ID, EVENTS_DIR, MEMLOOM_HOME (see docs/agents.md).',
     load: async () => async (_c, _l, args) => (await import('../hook/main.js')).main(args.positionals) },
   { name: 'bench', summary: 'retrieval quality on a LoCoMo-format file (evidence recall@5/10/25)', args: 'recall',
-    flags: { locomo: str('FILE', 'LoCoMo-format JSON'), conversations: str('N', 'first N conversations'), embedder: str('MODEL', 'EMBEDDINGS_MODEL for the run') },
+    flags: {
+      locomo: str('FILE', 'LoCoMo-format JSON'), samples: str('IDS', 'conversations by sample id, comma-separated (conv-26,conv-30)'), conversations: str('N', 'first N conversations'),
+      embedder: str('MODEL', 'EMBEDDINGS_MODEL for the run'), misses: str('N', 'print N questions whose evidence the default mode missed at 10'),
+    },
     load: async () => (await import('./commands/bench/index.js')).bench },
 ];
 
