@@ -83,6 +83,7 @@ export const COMMANDS: CommandSpec[] = [
     flags: {
       locomo: str('FILE', 'LoCoMo-format JSON'), samples: str('IDS', 'conversations by sample id, comma-separated (conv-26,conv-30)'), conversations: str('N', 'first N conversations'),
       embedder: str('MODEL', 'EMBEDDINGS_MODEL for the run'), misses: str('N', 'print N questions whose evidence the default mode missed at 10'),
+      strategies: str('LIST', 'only these strategies (auto,chunks,memories,graph,bm25-only,vector-only,plain-bm25)'),
     },
     load: async () => (await import('./commands/bench/index.js')).bench },
 ];

@@ -19,11 +19,12 @@
 export const WEIGHTS = { relevance: 0.9, freshness: 0.05, importance: 0.05 } as const;
 export const BOOSTS = { entity: 0.1, multiSource: 0.05, crystal: 0.05, latestVersion: 0.02 } as const;
 /** Weights of the z-scored retrievers in relevance. */
-export const RELEVANCE = { keyword: 0.6, vector: 0.4 } as const;
+const K = (n: string, d: number) => Number(process.env[`RQ_${n}`] ?? d); // TUNING-ONLY
+export const RELEVANCE = { keyword: K('KW', 0.6), vector: K('VEC', 0.4) } as const;
 /** Query-intent adjustments of relevance, in standard deviations. */
-export const INTENT = { speaker: 0.4, temporal: 0.3, provenance: 0.5 } as const;
+export const INTENT = { speaker: K('SPK', 0.4), temporal: K('TMP', 0.3), provenance: K('PROV', 0.5), memory: K('MEM', 1) } as const;
 /** Share of the session's normalised BM25 added to a chunk's normalised BM25. */
-export const SESSION_WEIGHT = 0.3;
+export const SESSION_WEIGHT = K('SESS', 0.3);
 export const HALF_LIFE_DAYS = 14;
 
 export interface Signals {

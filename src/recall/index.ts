@@ -79,6 +79,7 @@ async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResu
   const [memories, chunks, triplets] = await Promise.all([memoryCandidates(ctx, k), chunkCandidates(ctx, k), graphSlots > 0 ? recallGraph(ctx, graphSlots) : []]);
   const support = new Map<string, number>();
   for (const m of memories) for (const e of m.result.source.event_ids) support.set(e, Math.max(support.get(e) ?? 0, m.rel));
+  for (const m of memories) m.rel *= INTENT.memory;
   for (const c of chunks) c.rel += INTENT.provenance * Math.max(0, ...c.result.source.event_ids.map((e) => support.get(e) ?? 0));
   const slots = limit - Math.min(graphSlots, triplets.length);
   const textual: RecallResult[] = [];

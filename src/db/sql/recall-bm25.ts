@@ -48,42 +48,42 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
   const sat = (tf: string, len: string, avg: string) => `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / ${avg}))`;
   const idf = (n: string, df: string) => `ln(1 + (${n} - ${df} + 0.5) / (${df} + 0.5))`;
   const chunks = table === 'chunks';
+  // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
   const sessionCtes = chunks
-    ? `, sess_tf AS (
-         SELECT c.uk, c.dataset, c.session_id, t.term, sum(t.own)::float8 AS tf
-         FROM tf t JOIN cand c USING (id) WHERE t.own > 0 AND c.session_id IS NOT NULL GROUP BY 1, 2, 3, 4),
-       sst AS (SELECT count(*)::float8 AS n, coalesce(avg(len), 1)::float8 AS avgl FROM bm25_sessions WHERE true ${termScope}),
-       sdf AS (SELECT term, count(*)::float8 AS df FROM sess_tf GROUP BY term),
-       sess AS (
+    ? `, sess_tf AS MATERIALIZED (
+         SELECT uk, dataset, session_id, term, sum(own)::float8 AS tf FROM tf WHERE own > 0 AND session_id IS NOT NULL GROUP BY 1, 2, 3, 4),
+       sst AS MATERIALIZED (SELECT count(*)::float8 AS n, coalesce(avg(len), 1)::float8 AS avgl FROM bm25_sessions WHERE true ${termScope}),
+       sdf AS MATERIALIZED (SELECT term, count(*)::float8 AS df FROM sess_tf GROUP BY term),
+       sess AS MATERIALIZED (
          SELECT s.uk, s.dataset, s.session_id, sum(${idf('sst.n', 'sdf.df')} * ${sat('s.tf', 'b.len', 'sst.avgl')}) AS s
          FROM sess_tf s JOIN sdf USING (term)
          JOIN bm25_sessions b ON b.user_key = s.uk AND b.dataset = s.dataset AND b.session_id = s.session_id CROSS JOIN sst
          GROUP BY 1, 2, 3)`
     : '';
-  const sessionJoin = chunks ? 'LEFT JOIN sess se ON se.uk = c.uk AND se.dataset = c.dataset AND se.session_id = c.session_id' : '';
+  const sessionJoin = chunks ? 'LEFT JOIN sess se ON se.uk = d.uk AND se.dataset = d.dataset AND se.session_id = d.session_id' : '';
   const { rows } = await tx.query<KeywordHit>(
-    `WITH lex AS (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
-     q AS (SELECT string_agg(plainto_tsquery('simple', term)::text, ' | ')::tsquery AS q, array_agg(term) AS terms FROM lex),
-     st AS (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), 1)::float8 AS avgdl
+    `WITH lex AS MATERIALIZED (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
+     q AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', term)::text, ' | ')::tsquery AS q, array_agg(term) AS terms FROM lex),
+     st AS MATERIALIZED (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), 1)::float8 AS avgdl
             FROM bm25_docs WHERE corpus = ${corpus} ${termScope}),
-     idf AS (
+     idf AS MATERIALIZED (
        SELECT l.term, ${idf('st.n', 'coalesce(d.df, 0)')} AS w FROM lex l CROSS JOIN st
        LEFT JOIN (SELECT term, sum(df)::float8 AS df FROM bm25_terms WHERE corpus = ${corpus} AND term IN (SELECT term FROM lex) ${termScope} GROUP BY term) d USING (term)),
-     cand AS (
+     cand AS MATERIALIZED (
        SELECT ${a}.id, ${a}.fts_len, ${chunks ? 'c.session_id' : 'NULL::text AS session_id'}, coalesce(${a}.user_id, '') AS uk, ${a}.dataset,
               ts_delete(${a}.fts, tsvector_to_array(ts_delete(${a}.fts, q.terms))) AS hit
        FROM ${table} ${a}, q WHERE ${scope}),
-     tf AS (
-       SELECT c.id, u.lexeme AS term, sum(memloom_key_weight(w))::float8 AS tf, count(*) FILTER (WHERE w = 'D') AS own
-       FROM cand c, unnest(c.hit) u, unnest(u.weights) w GROUP BY 1, 2),
-     doc AS (
-       SELECT t.id, sum(idf.w * ${sat('t.tf', 'c.fts_len', 'st.avgdl')}) AS s
-       FROM tf t JOIN idf USING (term) JOIN cand c USING (id) CROSS JOIN st GROUP BY t.id)
+     tf AS MATERIALIZED (
+       SELECT c.id, c.fts_len, c.uk, c.dataset, c.session_id, u.lexeme AS term, sum(memloom_key_weight(w))::float8 AS tf, count(*) FILTER (WHERE w = 'D') AS own
+       FROM cand c, unnest(c.hit) u, unnest(u.weights) w GROUP BY 1, 2, 3, 4, 5, 6),
+     doc AS MATERIALIZED (
+       SELECT t.id, t.uk, t.dataset, t.session_id, sum(idf.w * ${sat('t.tf', 't.fts_len', 'st.avgdl')}) AS s
+       FROM tf t JOIN idf USING (term) CROSS JOIN st GROUP BY 1, 2, 3, 4)
      ${sessionCtes},
      scored AS (
        SELECT d.id, d.s AS bm25, ${chunks ? 'coalesce(se.s, 0)' : '0::float8'} AS session,
               d.s / nullif(max(d.s) OVER (), 0) ${chunks ? `+ ${p.add(sessionWeight)}::float8 * coalesce(se.s / nullif(max(se.s) OVER (), 0), 0)` : ''} AS score
-       FROM doc d JOIN cand c USING (id) ${sessionJoin})
+       FROM doc d ${sessionJoin})
      SELECT id, bm25, session, score FROM scored ORDER BY score DESC, id LIMIT ${p.add(k)}`,
     p.values,
   );

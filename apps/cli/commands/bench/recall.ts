@@ -28,8 +28,10 @@ type Scores = Map<Strategy, Array<{ q: LocomoQuestion; recall: number[] }>>;
  */
 export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): Promise<void> {
   const file = flagString(args, 'locomo');
-  if (!file) throw new Error('usage: memloom bench recall --locomo <file> [--samples conv-26,conv-30 | --conversations N] [--embedder hashing|use-lite] [--misses N]');
+  if (!file) throw new Error('usage: memloom bench recall --locomo <file> [--samples conv-26,conv-30 | --conversations N] [--strategies auto,chunks,…] [--embedder hashing|use-lite] [--misses N]');
   const samples = flagString(args, 'samples')?.split(',').map((x) => x.trim()).filter(Boolean);
+  const only = flagString(args, 'strategies')?.split(',').map((x) => x.trim());
+  const strategies = only ? STRATEGIES.filter((s) => only.includes(s)) : STRATEGIES;
   const data = await loadLocomo(file, Number(flagString(args, 'conversations') ?? Infinity), samples);
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const config = loadConfig({
@@ -61,11 +63,11 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
     const plain = new Map(
       [...new Set(data.events.map((e) => e.sample_id))].map((s) => [s, new PlainBm25(data.events.filter((e) => e.sample_id === s).map((e) => ({ id: e.metadata.dia_id, text: `${e.metadata.speaker}: ${e.content}` })))]),
     );
-    const scores: Scores = new Map(STRATEGIES.map((s) => [s, []]));
-    const latencies = new Map<Strategy, number[]>(STRATEGIES.map((s) => [s, []]));
+    const scores: Scores = new Map(strategies.map((s) => [s, []]));
+    const latencies = new Map<Strategy, number[]>(strategies.map((s) => [s, []]));
     const misses: string[] = [];
     for (const q of data.questions) {
-      for (const strategy of STRATEGIES) {
+      for (const strategy of strategies) {
         const dias = strategy === 'plain-bm25'
           ? (plain.get(q.sampleId)?.search(q.question, 25) ?? []).map((d) => [d])
           : (await ask(running.deps, url, strategy, q, latencies.get(strategy) as number[])).map((r) => r.source.event_ids.map((e) => diaOf.get(e)).filter((d): d is string => !!d));
