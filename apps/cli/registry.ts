@@ -49,7 +49,7 @@ export const COMMANDS: CommandSpec[] = [
   { name: 'recall', summary: 'searches a running memloom and prints the ranked results', args: '"<query>"',
     flags: {
       user: str('U', 'only this user\u2019s memory'), session: str('S', 'only this session'), agent: str('A', 'only this agent'), dataset: str('D', 'only this dataset'),
-      mode: str('M', 'memories (default) | chunks | graph | auto'), limit: str('N', 'results, 1-100 (default 10)'), kinds: str('k1,k2', 'only these memory kinds'),
+      mode: str('M', 'chunks (default) | memories | graph | auto'), limit: str('N', 'results, 1-100 (default 10)'), kinds: str('k1,k2', 'only these memory kinds'),
       json: bool('print the API\u2019s JSON answer'), ...REMOTE_FLAGS,
     }, load: async () => (await import('./commands/recall.js')).recallCommand },
   { name: 'stats', summary: 'object counts, queue counts and pending events of a running memloom', flags: { json: bool('print the API\u2019s JSON answer'), ...REMOTE_FLAGS },

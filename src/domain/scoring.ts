@@ -22,7 +22,7 @@ export const BOOSTS = { entity: 0.1, multiSource: 0.05, crystal: 0.05, latestVer
 const K = (n: string, d: number) => Number(process.env[`RQ_${n}`] ?? d); // TUNING-ONLY
 export const RELEVANCE = { keyword: K('KW', 0.6), vector: K('VEC', 0.4) } as const;
 /** Query-intent adjustments of relevance, in standard deviations. */
-export const INTENT = { speaker: K('SPK', 0.4), temporal: K('TMP', 0.3), provenance: K('PROV', 0.5), memory: K('MEM', 1) } as const;
+export const INTENT = { speaker: K('SPK', 0.4), temporal: K('TMP', 0.3), provenance: K('PROV', 0.5), memory: K('MEM', 1), length: K('LEN', 0) } as const;
 /** Share of the session's normalised BM25 added to a chunk's normalised BM25. */
 export const SESSION_WEIGHT = K('SESS', 0.3);
 export const HALF_LIFE_DAYS = 14;

@@ -28,7 +28,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
   const rows = await ctx.run((tx) => loadChunks(tx, ids));
   const zk = zScores(ids, kw);
   const zv = zScores(ids, vec);
-  return rows.map((c): Candidate => {
+  const out = rows.map((c): Candidate => {
     let rel: number;
     if (retrievers === 'keyword') rel = kw.get(c.id) ?? 0;
     else if (retrievers === 'vector') rel = vec.get(c.id) ?? 0;
@@ -36,6 +36,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       rel = RELEVANCE.keyword * (zk.get(c.id) ?? 0) + RELEVANCE.vector * (zv.get(c.id) ?? 0);
       if (namesParticipant(ctx.queryWords, c.speaker)) rel += INTENT.speaker;
       if (ctx.asksAboutTime && hasTimeExpression(c.content)) rel += INTENT.temporal;
+      rel += INTENT.length * (Math.min(c.tokens, 24) / 24 - 1);
     }
     return {
       rel,
@@ -47,6 +48,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       },
     };
   });
+  return out;
 }
 
 export async function recallChunks(ctx: RecallContext, limit: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<RecallResult[]> {

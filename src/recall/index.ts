@@ -17,7 +17,7 @@ export interface RecallAnswer {
 }
 
 /**
- * The fast path of DESIGN §5: no LLM call. `memories` (default), `chunks` (raw evidence), `graph`
+ * The fast path, no LLM call (docs/recall.md). `chunks` (raw evidence, the default), `memories`, `graph`
  * (triplets) or `auto` (memories first, then evidence chunks and triplets, within the limit).
  * Recall adds no memory; it logs the recall (its id is the handle for feedback) and access signals.
  */

@@ -8,7 +8,7 @@ const time = timestamp();
 export const RECALL_MODES = ['memories', 'chunks', 'graph', 'auto'] as const;
 export type RecallMode = (typeof RECALL_MODES)[number];
 /** What an agent asking a question gets without choosing (docs/recall.md "Modes"). */
-export const DEFAULT_RECALL_MODE: RecallMode = 'auto';
+export const DEFAULT_RECALL_MODE: RecallMode = 'chunks';
 
 /** POST /v1/recall (DESIGN §5). */
 export const RecallInput = z

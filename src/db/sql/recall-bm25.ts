@@ -30,7 +30,7 @@ function statsScope(f: RecallScope, p: Params): string {
  * document frequencies) come from bm25_docs/bm25_terms for the scope: the user's when the recall
  * is user-scoped, else the tenant's or dataset's; triggers keep them exact (docs/recall.md).
  * Term frequency is weighted by key part (own text 1, event time and speaker 0.5, previous turn
- * 0.5, next turn 0.3: memloom_key_weight). Candidates are every row of the scope whose key holds
+ * 0.5, next turn 0.3: memloom_term_weight). Candidates are every row of the scope whose key holds
  * a query term (GIN); only their query terms are unnested (ts_delete twice keeps just those).
  * For chunks, each session is also scored as one document (its chunks' own text; session
  * frequencies from the same candidates, lengths from bm25_sessions), and `score` adds
@@ -74,8 +74,9 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
               ts_delete(${a}.fts, tsvector_to_array(ts_delete(${a}.fts, q.terms))) AS hit
        FROM ${table} ${a}, q WHERE ${scope}),
      tf AS MATERIALIZED (
-       SELECT c.id, c.fts_len, c.uk, c.dataset, c.session_id, u.lexeme AS term, sum(memloom_key_weight(w))::float8 AS tf, count(*) FILTER (WHERE w = 'D') AS own
-       FROM cand c, unnest(c.hit) u, unnest(u.weights) w GROUP BY 1, 2, 3, 4, 5, 6),
+       SELECT c.id, c.fts_len, c.uk, c.dataset, c.session_id, u.lexeme AS term, memloom_term_weight(u.weights)::float8 AS tf,
+              coalesce(cardinality(array_positions(u.weights, 'D')), 0) AS own
+       FROM cand c, unnest(c.hit) u),
      doc AS MATERIALIZED (
        SELECT t.id, t.uk, t.dataset, t.session_id, sum(idf.w * ${sat('t.tf', 't.fts_len', 'st.avgdl')}) AS s
        FROM tf t JOIN idf USING (term) CROSS JOIN st GROUP BY 1, 2, 3, 4)

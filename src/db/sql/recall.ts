@@ -143,13 +143,15 @@ export interface ChunkRow {
   importance: number | null;
   /** Who said it: the event's metadata.speaker, else its role. */
   speaker: string | null;
+  /** Tokens of its own text. */
+  tokens: number;
 }
 
 export async function loadChunks(tx: Queryable, ids: string[]): Promise<ChunkRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await tx.query<ChunkRow>(
     `SELECT c.id, c.content, c.event_id, c.occurred_at, c.created_at, c.session_id, c.dataset, e.importance,
-            coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker
+            coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker, c.tokens
      FROM chunks c JOIN events e ON e.id = c.event_id WHERE c.id = ANY($1::uuid[])`,
     [ids],
   );
