@@ -7,7 +7,8 @@
  * - relevance: the z-scores of keyword and vector over the candidates, weighted
  *   (RELEVANCE), plus query-intent adjustments in the same units (INTENT: the query names the
  *   item's speaker, asks "when" and the item holds a time expression, a memory found by the
- *   query is supported by the item), then scaled to [0, 1] over the candidates (best = 1)
+ *   query is supported by the item, a chunk's own text is short), then scaled to [0, 1] over the
+ *   candidates (best = 1)
  * - freshness: 0.5 ^ (age in days / 14); importance: importance / 10 (chunks: the event's, 5 by default)
  * - entity / graph: the item is linked to an entity the query names (1) or to its 1–2 hop
  *   neighbourhood (0.5 per hop distance)
@@ -19,12 +20,13 @@
 export const WEIGHTS = { relevance: 0.9, freshness: 0.05, importance: 0.05 } as const;
 export const BOOSTS = { entity: 0.1, multiSource: 0.05, crystal: 0.05, latestVersion: 0.02 } as const;
 /** Weights of the z-scored retrievers in relevance. */
-const K = (n: string, d: number) => Number(process.env[`RQ_${n}`] ?? d); // TUNING-ONLY
-export const RELEVANCE = { keyword: K('KW', 0.6), vector: K('VEC', 0.4) } as const;
+export const RELEVANCE = { keyword: 0.8, vector: 0.2 } as const;
 /** Query-intent adjustments of relevance, in standard deviations. */
-export const INTENT = { speaker: K('SPK', 0.4), temporal: K('TMP', 0.3), provenance: K('PROV', 0.5), memory: K('MEM', 1), length: K('LEN', 0) } as const;
+export const INTENT = { speaker: 0.6, temporal: 0.3, provenance: 0.5, length: 0.4 } as const;
+/** `auto`: memories' relevance is scaled by this before it meets the chunks' (extracted statements repeat their turns). */
+export const AUTO_MEMORY_SCALE = 0.6;
 /** Share of the session's normalised BM25 added to a chunk's normalised BM25. */
-export const SESSION_WEIGHT = K('SESS', 0.3);
+export const SESSION_WEIGHT = 0.3;
 export const HALF_LIFE_DAYS = 14;
 
 export interface Signals {

@@ -14,7 +14,7 @@ export const candidates = (limit: number) => Math.max(40, limit * 4);
 /**
  * Raw evidence: chunks by key vector and BM25 over their keys (with the session prior), fused on
  * z-scores, with the query-intent adjustments: the query names the chunk's speaker, or asks about
- * time and the chunk holds a time expression. Baselines (`vector`, `keyword`) rank by that one
+ * time and the chunk holds a time expression; a short own text lowers it (src/domain/scoring.ts). Baselines (`vector`, `keyword`) rank by that one
  * signal alone, so they measure that retriever and nothing else.
  */
 export async function chunkCandidates(ctx: RecallContext, k: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<Candidate[]> {
@@ -36,6 +36,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       rel = RELEVANCE.keyword * (zk.get(c.id) ?? 0) + RELEVANCE.vector * (zv.get(c.id) ?? 0);
       if (namesParticipant(ctx.queryWords, c.speaker)) rel += INTENT.speaker;
       if (ctx.asksAboutTime && hasTimeExpression(c.content)) rel += INTENT.temporal;
+      // Very short turns ("Thanks!", "Wow") rarely hold evidence but match through their neighbours.
       rel += INTENT.length * (Math.min(c.tokens, 24) / 24 - 1);
     }
     return {

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { INTENT } from '../domain/scoring.js';
+import { AUTO_MEMORY_SCALE, INTENT } from '../domain/scoring.js';
 import { withTenant, type Queryable, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import { recordRecall } from '../db/sql/recall-graph.js';
@@ -79,7 +79,7 @@ async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResu
   const [memories, chunks, triplets] = await Promise.all([memoryCandidates(ctx, k), chunkCandidates(ctx, k), graphSlots > 0 ? recallGraph(ctx, graphSlots) : []]);
   const support = new Map<string, number>();
   for (const m of memories) for (const e of m.result.source.event_ids) support.set(e, Math.max(support.get(e) ?? 0, m.rel));
-  for (const m of memories) m.rel *= INTENT.memory;
+  for (const m of memories) m.rel *= AUTO_MEMORY_SCALE;
   for (const c of chunks) c.rel += INTENT.provenance * Math.max(0, ...c.result.source.event_ids.map((e) => support.get(e) ?? 0));
   const slots = limit - Math.min(graphSlots, triplets.length);
   const textual: RecallResult[] = [];
