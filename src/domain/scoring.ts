@@ -20,7 +20,7 @@
 export const WEIGHTS = { relevance: 0.9, freshness: 0.05, importance: 0.05 } as const;
 export const BOOSTS = { entity: 0.1, multiSource: 0.05, crystal: 0.05, latestVersion: 0.02 } as const;
 /** Weights of the z-scored retrievers in relevance. */
-export const RELEVANCE = { keyword: 0.8, vector: 0.2 } as const;
+export const RELEVANCE = { keyword: 0.7, vector: 0.3 } as const;
 /** Query-intent adjustments of relevance, in standard deviations. */
 export const INTENT = { speaker: 0.6, temporal: 0.3, provenance: 0.5, length: 0.4 } as const;
 /** `auto`: memories' relevance is scaled by this before it meets the chunks' (extracted statements repeat their turns). */
