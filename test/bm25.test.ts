@@ -71,6 +71,12 @@ describe.each(['embedded', 'server'] as const)('on %s PostgreSQL', (mode) => {
       await ingest('acme', turns('u1', 'trip', ['We booked the ferry to Helsinki for the conference.', 'The hotel near the harbour was fully booked.', 'I prefer window seats on long flights.']));
       await ingest('acme', turns('u2', 'garden', ['The tomatoes need watering every second day.', 'We planted basil next to the tomatoes.']));
       await expectExact('acme');
+      // BM25 ranks on either database (on a server, auto's retrievers run on separate connections).
+      for (const recallMode of ['chunks', 'auto']) {
+        const r = await postJson(`${m.url}/v1/recall`, { query: 'When is the ferry to Helsinki?', user_id: 'u1', mode: recallMode }, auth('acme'));
+        expect(r.status).toBe(200);
+        expect((r.body.results as Array<{ content: string }>)[0]?.content, recallMode).toMatch(/ferry/i);
+      }
 
       // A correction supersedes the old version: only active memories count.
       const [memory] = await sql<{ id: string }>('acme', `SELECT id FROM memories WHERE user_id = 'u1' AND status = 'active' ORDER BY created_at LIMIT 1`);

@@ -101,6 +101,7 @@ async function ask(deps: Parameters<typeof recallContext>[0], url: string, strat
   const t = performance.now();
   const res = await fetch(`${url}/v1/recall`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, mode: strategy }) });
   latencies.push(performance.now() - t);
+  if (res.status !== 200) throw new Error(`recall (${strategy}) answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { results: RecallResult[] }).results;
 }
 
