@@ -89,8 +89,10 @@ $$;
 -- current rows. Deterministic, so a replay writes nothing; callers hold the session lock
 -- (memloom_lock_sessions) so that two writers of one session see each other's chunks. The key
 -- vector adds the neighbours' own vectors (same model and dimensions only) scaled by 0.5 and 0.3
--- (pgvector multiplies element-wise: the scale vectors are built once per dimension).
-CREATE FUNCTION memloom_refresh_chunk_keys(ids uuid[]) RETURNS void LANGUAGE sql AS $$
+-- (pgvector multiplies element-wise: the scale vectors are built once per dimension). `parts`:
+-- 'fts' when only texts changed (new chunks have no vector yet), 'vector' when only own vectors
+-- did (the embed stage), 'all' otherwise; the other part is kept as it is.
+CREATE FUNCTION memloom_refresh_chunk_keys(ids uuid[], parts text DEFAULT 'all') RETURNS void LANGUAGE sql AS $$
   WITH seed AS (
     SELECT c.tenant_id, c.dataset, coalesce(c.user_id, '') AS uk, c.session_id, c.occurred_at, c.event_seq, c.idx, c.id
     FROM chunks c WHERE c.id = ANY(ids)
@@ -103,7 +105,7 @@ CREATE FUNCTION memloom_refresh_chunk_keys(ids uuid[]) RETURNS void LANGUAGE sql
            CASE WHEN x.embedding_model = c.embedding_model AND vector_dims(x.own_embedding) = vector_dims(c.own_embedding) THEN x.own_embedding END AS xvec
     FROM touched t
     JOIN chunks c ON c.id = t.id
-    JOIN events e ON e.id = c.event_id
+    LEFT JOIN events e ON parts <> 'vector' AND e.id = c.event_id
     CROSS JOIN LATERAL memloom_chunk_neighbours(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
     LEFT JOIN chunks p ON p.id = n.prev
     LEFT JOIN chunks x ON x.id = n.next
@@ -112,11 +114,12 @@ CREATE FUNCTION memloom_refresh_chunk_keys(ids uuid[]) RETURNS void LANGUAGE sql
     FROM (SELECT DISTINCT vector_dims(own_embedding) AS d FROM rows WHERE own_embedding IS NOT NULL) dims
   ), keyed AS (
     SELECT r.id,
+           CASE WHEN parts = 'vector' THEN r.fts ELSE
            ts_filter(r.fts, '{d}')
              || setweight(to_tsvector('simple', concat_ws(' ', to_char(r.occurred_at AT TIME ZONE 'UTC', 'FMmonth YYYY FMday'), r.speaker)), 'A')
              || setweight(ts_filter(coalesce(r.pfts, ''::tsvector), '{d}'), 'C')
-             || setweight(ts_filter(coalesce(r.xfts, ''::tsvector), '{d}'), 'B') AS fts,
-           CASE WHEN r.own_embedding IS NULL THEN r.embedding
+             || setweight(ts_filter(coalesce(r.xfts, ''::tsvector), '{d}'), 'B') END AS fts,
+           CASE WHEN parts = 'fts' OR r.own_embedding IS NULL THEN r.embedding
                 WHEN r.pvec IS NULL AND r.xvec IS NULL THEN r.own_embedding
                 WHEN r.xvec IS NULL THEN r.own_embedding + r.pvec * s.prev
                 WHEN r.pvec IS NULL THEN r.own_embedding + r.xvec * s.next

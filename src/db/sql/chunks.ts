@@ -55,7 +55,8 @@ export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: 
        RETURNING id`,
       [JSON.stringify(chunks), runId],
     );
-    await refreshChunkKeys(tx, rows.map((r) => r.id));
+    // New chunks have no vector yet, so their neighbours' key vectors do not change.
+    await refreshChunkKeys(tx, rows.map((r) => r.id), 'fts');
   }
   await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
 }
@@ -66,10 +67,10 @@ export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: 
  * its own statement, so the rebuild reads the chunks of any writer of the same session that
  * committed meanwhile: two turns written concurrently each end up in the other's key.
  */
-export async function refreshChunkKeys(tx: Queryable, chunkIds: string[]): Promise<void> {
+export async function refreshChunkKeys(tx: Queryable, chunkIds: string[], parts: 'fts' | 'vector' | 'all' = 'all'): Promise<void> {
   if (chunkIds.length === 0) return;
   await tx.query('SELECT memloom_lock_sessions($1::uuid[])', [chunkIds]);
-  await tx.query('SELECT memloom_refresh_chunk_keys($1::uuid[])', [chunkIds]);
+  await tx.query('SELECT memloom_refresh_chunk_keys($1::uuid[], $2)', [chunkIds, parts]);
 }
 
 /**
@@ -119,5 +120,5 @@ export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string;
       params,
     );
   }
-  await refreshChunkKeys(tx, rows.map((r) => r.id));
+  await refreshChunkKeys(tx, rows.map((r) => r.id), 'vector');
 }

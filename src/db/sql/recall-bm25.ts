@@ -58,7 +58,10 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
   const avgdl = p.add(terms[0]?.avgdl ?? 1);
   const sat = (tf: string, len: string, avg: string) => `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / ${avg}))`;
   // The preselection bound as one expression with the idf values inline (no subquery per row).
-  const bound = terms.map((t) => `CASE WHEN ${a}.fts @@ plainto_tsquery('simple', ${p.add(t.term)}) THEN ${t.w} ELSE 0 END`).join(' + ');
+  // A scope of at most `keep` rows is scored whole; a larger one is preselected (PRESELECT_MIN).
+  const keep = Math.max(PRESELECT_MIN, k * 5);
+  const bound = () => terms.map((t) => `CASE WHEN ${a}.fts @@ plainto_tsquery('simple', ${p.add(t.term)}) THEN ${t.w} ELSE 0 END`).join(' + ');
+  const preselect = (terms[0]?.n ?? 0) > keep ? `ORDER BY ${bound()} DESC LIMIT ${p.add(keep)}` : '';
   const chunks = table === 'chunks';
   const statsScope = chunks ? scopeOfStats(f, p) : '';
   // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
@@ -79,8 +82,7 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
      idf AS MATERIALIZED (SELECT * FROM unnest(${lexemes}::text[], ${p.add(terms.map((t) => t.w))}::float8[]) AS x(term, w)),
      pre AS MATERIALIZED (
        SELECT ${a}.id, ${a}.fts, ${a}.fts_len, ${chunks ? 'c.session_id' : 'NULL::text AS session_id'}, coalesce(${a}.user_id, '') AS uk, ${a}.dataset
-       FROM ${table} ${a}, q WHERE ${scope}
-       ORDER BY ${bound} DESC LIMIT ${p.add(Math.max(PRESELECT_MIN, k * 5))}),
+       FROM ${table} ${a}, q WHERE ${scope} ${preselect}),
      cand AS MATERIALIZED (
        SELECT id, fts_len, session_id, uk, dataset, ts_delete(fts, tsvector_to_array(ts_delete(fts, ${lexemes}::text[]))) AS hit FROM pre),
      tf AS MATERIALIZED (
@@ -101,20 +103,20 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
   return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score) }));
 }
 
-/** The query's lexemes with their idf in the scope, and the scope's average key length. */
-async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<Array<{ term: string; w: number; avgdl: number }>> {
+/** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */
+async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<Array<{ term: string; w: number; avgdl: number; n: number }>> {
   const p = new Params();
   const doc = p.add(queryDoc);
   const corpus = p.add(table);
   const scope = scopeOfStats(f, p);
-  const { rows } = await tx.query<{ term: string; w: number; avgdl: number }>(
+  const { rows } = await tx.query<{ term: string; w: number; avgdl: number; n: number }>(
     `WITH lex AS (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
      st AS (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), 1)::float8 AS avgdl
             FROM bm25_docs WHERE corpus = ${corpus} ${scope})
-     SELECT l.term, ln(1 + (st.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) AS w, st.avgdl FROM lex l CROSS JOIN st
+     SELECT l.term, ln(1 + (st.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) AS w, st.avgdl, st.n FROM lex l CROSS JOIN st
      LEFT JOIN (SELECT term, sum(df)::float8 AS df FROM bm25_terms WHERE corpus = ${corpus} AND term IN (SELECT term FROM lex) ${scope} GROUP BY term) d USING (term)
      ORDER BY l.term`,
     p.values,
   );
-  return rows.map((r) => ({ term: r.term, w: Number(r.w), avgdl: Number(r.avgdl) }));
+  return rows.map((r) => ({ term: r.term, w: Number(r.w), avgdl: Number(r.avgdl), n: Number(r.n) }));
 }
