@@ -291,7 +291,8 @@ describe('migration 20261130030000_ann_index_on_demand on an existing store', ()
         [ev[0]?.id],
       );
       await owner.query('ANALYZE chunks; ANALYZE memories');
-      expect(await migrate(owner, log)).toEqual(['20261130030000_ann_index_on_demand']);
+      // Later migrations follow it (the BM25 one also rebuilds these 5,100 chunks' keys).
+      expect((await migrate(owner, log))[0]).toBe('20261130030000_ann_index_on_demand');
       // Row counts are per table: an index of another dimension costs its inserts nothing.
       expect(await indexes()).toEqual(['chunks_hnsw_384', 'chunks_hnsw_512']);
     } finally {
