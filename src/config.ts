@@ -120,8 +120,8 @@ export const ConfigSchema = z.object({
   /** Events accepted per tenant per second over HTTP before 429. */
   INGEST_RATE_PER_SEC: int(20_000, 1),
   WORKER_CONCURRENCY: int(8, 1, 256),
-  /** Interval of the reconciler that re-enqueues stored events that never reached the queue. */
-  RECONCILE_INTERVAL_MS: int(30_000, 100),
+  /** Interval of the requeue task that re-enqueues stored events that never reached the queue. */
+  REQUEUE_INTERVAL_MS: int(30_000, 100),
   /** How often the scheduler role registers its job schedulers again (a Redis restarted without persistence forgets them). */
   SCHEDULER_REFRESH_MS: int(10_000, 100),
 
