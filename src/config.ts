@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MEMORY_KINDS } from './domain/vocabulary.js';
 
 /**
  * The one configuration schema (DESIGN §8 names). Parsed once in each entrypoint, frozen and carried
@@ -13,7 +14,7 @@ const url = (protocols: string[]) =>
   z.string().trim().refine((v) => { try { return protocols.includes(new URL(v).protocol); } catch { return false; } }, { message: `a URL starting with ${protocols.join(' or ')}//` }).optional();
 
 /** `episode:P180D,plan:P90D` → Map<memory kind, ISO-8601 duration> (per-kind default TTL of memories). */
-const TTL_KINDS = ['fact', 'preference', 'decision', 'plan', 'procedure', 'profile', 'episode', 'insight'];
+const TTL_KINDS: readonly string[] = MEMORY_KINDS;
 const ttlDefaults = z.string().optional().transform((v, ctx) => {
   const ttls = new Map<string, string>();
   if (!v || v.trim() === '') return ttls;
