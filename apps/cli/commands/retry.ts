@@ -14,7 +14,8 @@ export interface RetryIo {
 
 /**
  * `memloom retry --queue Q | --all`: failed jobs back to waiting, their dead letters marked
- * retried; prints `{retried, total, dead_letters_marked}` on stdout.
+ * retried, their failed events restored; prints `{retried, total, dead_letters_marked, events_restored}`
+ * on stdout.
  *
  * Through the API (POST /v1/jobs/retry) when `--url` is given (the API key picks the tenant), or
  * in embedded mode when a memloom already runs here (its process owns the embedded database).
