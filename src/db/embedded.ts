@@ -8,6 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from '../logger.js';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { inProcessSocketPair } from './in-process-socket.js';
 import { SessionQueue } from './pglite-session-queue.js';
 import { serveConnection } from './session-connection.js';
@@ -26,6 +27,8 @@ export interface EmbeddedDatabase {
   connect(): Duplex;
   /** Switch the single PGlite session to the application role (after migrations). */
   dropPrivileges(): Promise<void>;
+  /** Records this process's API URL in the data directory's lock (data-dir-lock.ts), for CLI commands. */
+  advertise(url: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,10 +48,23 @@ export async function startEmbeddedDatabase(opts: {
   sharedBuffers?: string;
 }): Promise<EmbeddedDatabase> {
   let dataDir = 'memory://';
+  let lock: DataDirLock | undefined;
   if (!opts.inMemory) {
     dataDir = path.resolve(opts.home, 'pgdata');
-    await initDataDir(dataDir, opts.log);
+    await mkdir(opts.home, { recursive: true });
+    // Before anything touches the files: a second process on a live database must never open it.
+    lock = await acquireDataDirLock(opts.home);
   }
+  try {
+    if (lock) await initDataDir(dataDir, opts.log);
+    return await openDatabase(dataDir, lock, opts);
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+}
+
+async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts: { port: number; log: Logger; inMemory?: boolean; sharedBuffers?: string }): Promise<EmbeddedDatabase> {
   // PGlite runs with fsync = off, so its files survive a crash of the process (every write has
   // reached the kernel) but not of the machine. Full-page images in the WAL protect against pages
   // torn by a machine crash only, which fsync = off does not survive anyway; they cost the first
@@ -80,9 +96,13 @@ export async function startEmbeddedDatabase(opts: {
       // pg_maintain: ANALYZE for the application role (auto-analyze.ts), as PGlite has no autovacuum.
       await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; SET ROLE memloom_app`);
     },
+    async advertise(url) {
+      await lock?.setUrl(url);
+    },
     async stop() {
       await server.stop();
       await db.close();
+      await lock?.release();
     },
   };
 }

@@ -4,6 +4,7 @@ import { MemloomError } from '../../../src/errors.js';
 import { ForgetScope, forget, type ForgetResult } from '../../../src/forget/index.js';
 import type { Logger } from '../../../src/logger.js';
 import { flagString, type ParsedArgs } from '../args.js';
+import { defaultUrl, embeddedOwnerUrl } from '../remote.js';
 
 const USAGE = 'usage: memloom forget --session S [--user U] | --user U | --dataset D | --event E [--url URL] [--api-key KEY] [--tenant T]';
 const FLAG_TO_KEY = { session: 'session_id', user: 'user_id', dataset: 'dataset', event: 'event_id' } as const;
@@ -17,15 +18,17 @@ export interface ForgetIo {
  * and prints the counts JSON on stdout (`--session` with `--user`: that user's session only).
  *
  * Through the API when `--url` is given (the API key picks the tenant), or in embedded mode when
- * a memloom already runs on this machine: its process owns the embedded database, which must not
- * be opened twice. Otherwise the database is opened directly (`--tenant`, default `default`).
+ * a memloom already runs on this MEMLOOM_HOME (the API its data-directory lock names) or answers on
+ * HOST:PORT: its process owns the embedded database, which must not be opened twice. Otherwise the database is opened directly (`--tenant`, default `default`).
  */
 export async function forgetCommand(config: Config, log: Logger, args: ParsedArgs, io: ForgetIo = { stdout: process.stdout }): Promise<void> {
   const scope = parseScope(args);
   const url = flagString(args, 'url');
   const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
   let result: ForgetResult | undefined;
+  const ownerUrl = url === undefined ? await embeddedOwnerUrl(config) : undefined;
   if (url !== undefined) result = await viaApi(url, scope, apiKey);
+  else if (ownerUrl !== undefined) result = await viaApi(ownerUrl, scope, apiKey);
   else if (isEmbedded(config)) result = await viaApi(defaultUrl(config), scope, apiKey, { unreachableOk: true });
   if (result === undefined) {
     const deps = await createDeps(config, log);
@@ -76,9 +79,4 @@ async function viaApi(url: string, scope: ForgetScope, apiKey: string | undefine
 function isConnectionRefused(err: unknown): boolean {
   const cause = (err as { cause?: { code?: string } }).cause;
   return cause?.code === 'ECONNREFUSED';
-}
-
-function defaultUrl(config: Config): string {
-  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '::1' : config.HOST;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`;
 }
