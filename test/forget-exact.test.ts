@@ -5,7 +5,9 @@ import { workingMemoryPath } from '../src/memories/working-memory.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { briefing } from '../workers/briefing/handler.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
-import { runStage, TENANT } from './support/pipeline.js';
+import { ingest, runStage, TENANT } from './support/pipeline.js';
+import { FORGET_BATCH } from '../src/forget/index.js';
+import { runDoctor } from '../src/doctor.js';
 import { seedSession } from './support/seed.js';
 
 /**
@@ -100,5 +102,15 @@ describe('forget is exact', () => {
     if (wm.status === 200) expect(file).toBe(wm.text);
     else expect(file).toBeNull();
     expect(wm.text).not.toContain('Fridays');
+  });
+
+  it('forgets a user with more events than one transaction takes, in several short ones, completely', async () => {
+    const n = FORGET_BATCH * 2 + 7;
+    await ingest(m.deps, Array.from({ length: n }, (_, i) => ({ user_id: 'many', session_id: `m-${i % 9}`, content: `note number ${i} of many` })));
+    const r = await postJson(`${m.url}/v1/forget`, { user_id: 'many' });
+    expect(r.status).toBe(200);
+    expect(r.body.removed.events).toBe(n);
+    expect(await userCounts('many')).toEqual({ events: 0, memories: 0, chunks: 0 });
+    expect((await runDoctor(m.deps)).violations).toBe(0);
   });
 });

@@ -19,26 +19,42 @@ interface TxOutcome {
   deadKeys: string[];
   /** User scopes whose events or memories went: their working memory is refreshed after the commit. */
   users: string[];
+  /** Events of the scope itself this transaction found (feedback events quoting them not counted). */
+  found: number;
 }
 
 /**
- * Forgets one scope of a tenant for good, following provenance, in ONE transaction: the scope's
- * events, and the `feedback` events that quote what they gave a recall, go with their chunks and
- * vectors and their provenance rows; every memory, entity, edge
- * and relation they supported and nothing else supports goes too; shared objects keep only their
- * other provenance (see forgetInTx for what is recomputed on them). Then, after the commit,
- * queued jobs for those events are removed. Idempotent: a second call finds no event and answers
- * `nothing_to_forget: true` with zero counts.
+ * Events forgotten per transaction: a user with tens of thousands of events is forgotten in many
+ * short transactions instead of one that holds the database (PGlite has one session) for minutes.
+ */
+export const FORGET_BATCH = 200;
+
+/**
+ * Forgets one scope of a tenant for good, following provenance, FORGET_BATCH events per
+ * transaction: the scope's events, and the `feedback` events that quote what they gave a recall,
+ * go with their chunks and vectors and their provenance rows; every memory, entity, edge and
+ * relation they supported and nothing else supports goes too (an object supported by events of
+ * two batches goes with the second); shared objects keep only their other provenance (see
+ * forgetInTx for what is recomputed on them). Each batch is complete on its own, so a forget cut
+ * short (crash, shutdown) leaves no half-forgotten event and is finished by calling it again. Then
+ * queued jobs for those events are removed and the working memory of every user touched is
+ * rebuilt. Idempotent: a second call finds no event and answers `nothing_to_forget: true` with
+ * zero counts.
  */
 export async function forget(deps: Deps, tenantId: string, scope: ForgetScope): Promise<ForgetResult> {
   const target = scopeTarget(scope);
-  const outcome = await withTenant(deps.db, tenantId, async (tx) => {
-    // A session id is the client's name, unique only within its user: alone it must name one scope.
-    if (target.key === 'session_id' && target.userId === undefined && (await sessionUserCount(tx, target.value)) > 1) {
-      throw new MemloomError('SESSION_AMBIGUOUS', 'Several users have a session with this id: give user_id with session_id.', { kind: 'input', details: { session_id: target.value } });
-    }
-    return forgetInTx(tx, target);
-  });
+  let outcome: TxOutcome | undefined;
+  for (let first = true; ; first = false) {
+    const batch = await withTenant(deps.db, tenantId, async (tx) => {
+      // A session id is the client's name, unique only within its user: alone it must name one scope.
+      if (first && target.key === 'session_id' && target.userId === undefined && (await sessionUserCount(tx, target.value)) > 1) {
+        throw new MemloomError('SESSION_AMBIGUOUS', 'Several users have a session with this id: give user_id with session_id.', { kind: 'input', details: { session_id: target.value } });
+      }
+      return forgetInTx(tx, target, first);
+    });
+    outcome = outcome ? addOutcome(outcome, batch) : batch;
+    if (batch.found < FORGET_BATCH) break;
+  }
   const jobsRemoved = outcome.eventIds.length === 0
     ? 0
     : await removeQueuedJobs(deps, { tenantId, eventIds: new Set(outcome.eventIds), deadKeys: new Set(outcome.deadKeys) });
@@ -68,18 +84,38 @@ async function refreshWorkingMemories(deps: Deps, tenantId: string, users: strin
   return done;
 }
 
-async function forgetInTx(tx: Tx, scope: EventScope): Promise<TxOutcome> {
-  const events = await scopeEvents(tx, scope);
+async function forgetInTx(tx: Tx, scope: EventScope, first: boolean): Promise<TxOutcome> {
+  const events = await scopeEvents(tx, scope, FORGET_BATCH);
+  const found = events.ids.length;
   // A forgotten user's questions to recall are that user's data too.
-  const recalls = scope.key === 'user_id' ? await deleteUserRecalls(tx, scope.value) : 0;
-  return forgetEventsInTx(tx, events, recalls);
+  const recalls = first && scope.key === 'user_id' ? await deleteUserRecalls(tx, scope.value) : 0;
+  return { ...(await forgetEventsInTx(tx, events, recalls)), found };
+}
+
+function addOutcome(a: TxOutcome, b: TxOutcome): TxOutcome {
+  const removed = zeroCounts();
+  for (const k of Object.keys(removed) as Array<keyof typeof removed>) removed[k] = a.result.removed[k] + b.result.removed[k];
+  return {
+    result: {
+      nothing_to_forget: a.result.nothing_to_forget && b.result.nothing_to_forget,
+      removed,
+      updated: {
+        memories_reactivated: a.result.updated.memories_reactivated + b.result.updated.memories_reactivated,
+        entity_descriptions_cleared: a.result.updated.entity_descriptions_cleared + b.result.updated.entity_descriptions_cleared,
+      },
+    },
+    eventIds: [...a.eventIds, ...b.eventIds],
+    deadKeys: [...new Set([...a.deadKeys, ...b.deadKeys])],
+    users: [...new Set([...a.users, ...b.users])],
+    found: a.found + b.found,
+  };
 }
 
 /**
  * Forgets these events and what only they support (see forget). Also used by forgetMemory for the
  * feedback events that quote the deleted memory.
  */
-async function forgetEventsInTx(tx: Tx, events: ScopeEvents, recalls: number): Promise<TxOutcome> {
+async function forgetEventsInTx(tx: Tx, events: ScopeEvents, recalls: number): Promise<Omit<TxOutcome, 'found'>> {
   const removed = zeroCounts();
   const updated = { memories_reactivated: 0, entity_descriptions_cleared: 0 };
   // A feedback event quotes what its recall returned: when that came from forgotten events, the

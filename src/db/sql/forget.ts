@@ -31,13 +31,13 @@ export interface EventScope {
 
 type ScopeRow = { id: string; extract_key: string | null; received_at: Date; user_key: string };
 
-/** The events of one scope, locked so a concurrent stage cannot move them while we delete. */
-export async function scopeEvents(tx: Queryable, scope: EventScope): Promise<ScopeEvents> {
+/** The first `limit` events of one scope, locked so a concurrent stage cannot move them while we delete. */
+export async function scopeEvents(tx: Queryable, scope: EventScope, limit: number): Promise<ScopeEvents> {
   const byUser = scope.key === 'session_id' && scope.userId !== undefined;
   const { rows } = await tx.query<ScopeRow>(
     `SELECT id, extract_key, received_at, coalesce(user_id, '') AS user_key FROM events
-     WHERE ${SCOPE_COLUMN[scope.key]} = $1 ${byUser ? 'AND user_id = $2' : ''} ORDER BY seq FOR UPDATE`,
-    byUser ? [scope.value, scope.userId] : [scope.value],
+     WHERE ${SCOPE_COLUMN[scope.key]} = $1 ${byUser ? 'AND user_id = $3' : ''} ORDER BY seq LIMIT $2 FOR UPDATE`,
+    byUser ? [scope.value, limit, scope.userId] : [scope.value, limit],
   );
   return toScopeEvents(rows);
 }
