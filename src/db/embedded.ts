@@ -10,7 +10,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from '../logger.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { inProcessSocketPair } from './in-process-socket.js';
-import { SessionQueue } from './pglite-session-queue.js';
+import { SessionQueue, type SessionHoldStats } from './pglite-session-queue.js';
 import { serveConnection } from './session-connection.js';
 
 export interface EmbeddedDatabase {
@@ -27,6 +27,8 @@ export interface EmbeddedDatabase {
   connect(): Duplex;
   /** Switch the single PGlite session to the application role (after migrations). */
   dropPrivileges(): Promise<void>;
+  /** How long connections held the single session, and waited for it (pglite-session-queue.ts). */
+  sessionStats(opts?: { reset?: boolean }): SessionHoldStats;
   /** Records this process's API URL in the data directory's lock (data-dir-lock.ts), for CLI commands. */
   advertise(url: string): Promise<void>;
   stop(): Promise<void>;
@@ -96,6 +98,7 @@ async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts
       // pg_maintain: ANALYZE for the application role (auto-analyze.ts), as PGlite has no autovacuum.
       await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; SET ROLE memloom_app`);
     },
+    sessionStats: (o) => queue.holdStats(o),
     async advertise(url) {
       await lock?.setUrl(url);
     },
