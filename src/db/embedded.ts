@@ -72,7 +72,15 @@ async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts
   // torn by a machine crash only, which fsync = off does not survive anyway; they cost the first
   // write to each page after a checkpoint 8 kB of WAL, and made the first seconds of a fresh start
   // slow (chunk freshness at 50 events/s: p95 1.1-1.4 s with them, 0.4 s without).
-  const postgresqlconf = ['full_page_writes = off', ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : [])];
+  //
+  // PGlite has no checkpointer: a checkpoint runs inside the statement whose WAL passes
+  // max_wal_size. PostgreSQL's 1GB default let pgdata carry 1.5 GB of WAL for 3,000 small events;
+  // 64MB keeps it near 100 MB, and each inline checkpoint has little to write (auto-analyze.ts
+  // also checkpoints on a timer, which bounds the replay after a kill -9).
+  const postgresqlconf = [
+    'full_page_writes = off', "max_wal_size = '64MB'", "min_wal_size = '32MB'",
+    ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : []),
+  ];
   const db = await PGlite.create({ dataDir, extensions: { vector }, postgresqlconf });
   // BullMQ's PostgreSQL backend pins search_path with a startup option, which PGlite ignores;
   // its objects live in schema "bullmq" with singular names that do not clash with ours (plural).
@@ -95,8 +103,9 @@ async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts
       return client;
     },
     async dropPrivileges() {
-      // pg_maintain: ANALYZE for the application role (auto-analyze.ts), as PGlite has no autovacuum.
-      await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; SET ROLE memloom_app`);
+      // pg_maintain: ANALYZE and VACUUM, pg_checkpoint: CHECKPOINT, for the application role
+      // (auto-analyze.ts), as PGlite has no autovacuum and no checkpointer.
+      await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; GRANT pg_checkpoint TO memloom_app; SET ROLE memloom_app`);
     },
     sessionStats: (o) => queue.holdStats(o),
     async advertise(url) {
