@@ -27,9 +27,15 @@ export interface SessionHoldStats {
   over100Ms: Record<DbPriority, number>;
   /** Longest wait of a statement for the session, in ms. */
   maxWaitMs: Record<DbPriority, number>;
+  /**
+   * The five longest turns: their length, how much of it PGlite was running statements (the rest
+   * the connection's owner spent between statements), and their longest statement (what held it).
+   */
+  slowest: Array<{ ms: number; busyMs: number; priority: DbPriority; statementMs: number; sql: string }>;
 }
 
 const zero = (): Record<DbPriority, number> => ({ api: 0, background: 0 });
+const emptyStats = (): SessionHoldStats => ({ turns: zero(), maxMs: zero(), over100Ms: zero(), maxWaitMs: zero(), slowest: [] });
 
 const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
@@ -59,8 +65,8 @@ export class SessionQueue {
   #owner: number | null = null;
   #processing = false;
   /** The current turn: its priority and when it began. */
-  #turn: { priority: DbPriority; start: number } | null = null;
-  #stats: SessionHoldStats = { turns: zero(), maxMs: zero(), over100Ms: zero(), maxWaitMs: zero() };
+  #turn: { priority: DbPriority; start: number; busy: number; top: { ms: number; message: Uint8Array } | null } | null = null;
+  #stats: SessionHoldStats = emptyStats();
 
   constructor(db: PGlite) {
     this.#db = db;
@@ -79,7 +85,7 @@ export class SessionQueue {
   /** Session hold and wait figures since start, or since the last reset (/metrics, the soak benchmark). */
   holdStats(opts: { reset?: boolean } = {}): SessionHoldStats {
     const copy = structuredClone(this.#stats);
-    if (opts.reset) this.#stats = { turns: zero(), maxMs: zero(), over100Ms: zero(), maxWaitMs: zero() };
+    if (opts.reset) this.#stats = emptyStats();
     return copy;
   }
 
@@ -94,7 +100,7 @@ export class SessionQueue {
 
   #beginTurn(item: Pending): void {
     const now = performance.now();
-    this.#turn = { priority: item.priority, start: now };
+    this.#turn = { priority: item.priority, start: now, busy: 0, top: null };
     this.#stats.turns[item.priority]++;
     this.#stats.maxWaitMs[item.priority] = Math.max(this.#stats.maxWaitMs[item.priority], now - item.at);
   }
@@ -106,7 +112,14 @@ export class SessionQueue {
     if (!turn) return;
     const ms = performance.now() - turn.start;
     this.#stats.maxMs[turn.priority] = Math.max(this.#stats.maxMs[turn.priority], ms);
-    if (ms > 100) this.#stats.over100Ms[turn.priority]++;
+    if (ms <= 100) return;
+    this.#stats.over100Ms[turn.priority]++;
+    const slowest = this.#stats.slowest;
+    if (slowest.length < 5 || ms > (slowest[slowest.length - 1] as { ms: number }).ms) {
+      const top = turn.top;
+      slowest.push({ ms: Math.round(ms), busyMs: Math.round(turn.busy), priority: turn.priority, statementMs: Math.round(top?.ms ?? 0), sql: top ? statementText(top.message) : '' });
+      slowest.sort((a, b) => b.ms - a.ms).splice(5);
+    }
   }
 
   getQueueLength(): number {
@@ -145,6 +158,14 @@ export class SessionQueue {
         this.#owner = item.handlerId;
         let bytes = 0;
         const router = new NotificationRouter((channel, msg) => this.#notify(channel, msg));
+        const began = performance.now();
+        const account = () => {
+          const turn = this.#turn;
+          if (!turn) return;
+          const ms = performance.now() - began;
+          turn.busy += ms;
+          if (!turn.top || ms > turn.top.ms) turn.top = { ms, message: item.message };
+        };
         try {
           await this.#db.runExclusive(() =>
             this.#db.execProtocolRawStream(item.message, {
@@ -156,10 +177,12 @@ export class SessionQueue {
             }),
           );
         } catch (err) {
+          account();
           item.reject(err);
           if (!this.#db.isInTransaction()) this.#endTurn();
           continue;
         }
+        account();
         const startup = item.message.length >= 8 && item.message[0] === 0x00;
         const type = startup ? 0x00 : lastMessageType(item.message);
         if ((type === SYNC || type === QUERY || type === TERMINATE || startup) && !this.#db.isInTransaction()) this.#endTurn();
@@ -211,6 +234,18 @@ function* frontendMessages(messages: Uint8Array): Generator<{ type: number; star
     yield { type: messages[pos] as number, start: pos, end };
     pos = end;
   }
+}
+
+/** The start of the first Query or Parse text of a batch (for the slowest-turn figures). */
+function statementText(messages: Uint8Array): string {
+  for (const m of frontendMessages(messages)) {
+    if (m.type !== QUERY && m.type !== PARSE) continue;
+    const body = Buffer.from(messages.buffer, messages.byteOffset + m.start + 5, m.end - m.start - 5);
+    // Parse: statement name, NUL, query text; Query: the text.
+    const text = m.type === PARSE ? body.subarray(body.indexOf(0) + 1) : body;
+    return text.toString('utf8', 0, Math.min(text.length, 160)).replace(/\u0000.*$/su, '').replace(/\s+/g, ' ').trim();
+  }
+  return '';
 }
 
 function lastMessageType(messages: Uint8Array): number | undefined {
