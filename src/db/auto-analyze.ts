@@ -94,32 +94,35 @@ export class AutoAnalyze {
   }
 }
 
-/** Analyzes the tables past autovacuum's analyze threshold; returns their qualified names. */
-export async function analyzeChangedTables(db: Db): Promise<string[]> {
+/**
+ * Tables whose counter (`n_mod_since_analyze` or `n_dead_tup`) is past autovacuum's threshold:
+ * 50 rows + `fraction` of the table (PostgreSQL's defaults: 10% for ANALYZE, 20% for VACUUM).
+ */
+async function tablesPast(db: Db, counter: 'n_mod_since_analyze' | 'n_dead_tup', fraction: number): Promise<string[]> {
   // Statistics counters reach the shared view only when the session flushes them, at most once a
   // second; force it so a burst of writes is seen now.
   await db.query('SELECT pg_stat_force_next_flush()');
   const { rows } = await db.query<{ name: string }>(
     `SELECT format('%I.%I', s.schemaname, s.relname) AS name
      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-     WHERE s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
-     ORDER BY s.n_mod_since_analyze DESC`,
+     WHERE s.${counter} > 50 + $1 * greatest(c.reltuples, 0)
+     ORDER BY s.${counter} DESC`,
+    [fraction],
   );
-  for (const { name } of rows) await db.query(`ANALYZE ${name}`);
   return rows.map((r) => r.name);
+}
+
+/** Analyzes the tables past autovacuum's analyze threshold; returns their qualified names. */
+export async function analyzeChangedTables(db: Db): Promise<string[]> {
+  const names = await tablesPast(db, 'n_mod_since_analyze', 0.1);
+  for (const name of names) await db.query(`ANALYZE ${name}`);
+  return names;
 }
 
 /** VACUUMs the tables past autovacuum's vacuum threshold, one at a time; returns them with how long each took. */
 export async function vacuumChangedTables(db: Db): Promise<Array<{ name: string; ms: number }>> {
-  await db.query('SELECT pg_stat_force_next_flush()');
-  const { rows } = await db.query<{ name: string }>(
-    `SELECT format('%I.%I', s.schemaname, s.relname) AS name
-     FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-     WHERE s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-     ORDER BY s.n_dead_tup DESC`,
-  );
   const done: Array<{ name: string; ms: number }> = [];
-  for (const { name } of rows) {
+  for (const name of await tablesPast(db, 'n_dead_tup', 0.2)) {
     const start = performance.now();
     await db.query(`VACUUM (INDEX_CLEANUP AUTO) ${name}`);
     done.push({ name, ms: Math.round(performance.now() - start) });
