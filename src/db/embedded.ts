@@ -79,6 +79,8 @@ async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts
   // also checkpoints on a timer, which bounds the replay after a kill -9).
   const postgresqlconf = [
     'full_page_writes = off', "max_wal_size = '64MB'", "min_wal_size = '32MB'",
+    // VACUUM's memory for dead row ids (default 64MB): PGlite's WASM heap keeps whatever it grew to.
+    "maintenance_work_mem = '16MB'",
     ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : []),
   ];
   const db = await PGlite.create({ dataDir, extensions: { vector }, postgresqlconf });
