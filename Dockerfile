@@ -5,8 +5,7 @@
 # The default command is `memloom start` (all roles in one process). Without DATABASE_URL that is the
 # embedded mode (PGlite under MEMLOOM_HOME): single process only; mount a volume at /data.
 #
-# TypeScript runs through tsx (a regular dependency): there is no build step, only `npm ci` and the
-# Prisma client generation.
+# TypeScript runs through tsx (a regular dependency): there is no build step, only `npm ci`.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -15,10 +14,9 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-# --omit=dev: tsx, prisma (for `prisma generate`), @prisma/client and the embedders are all regular
-# dependencies. --ignore-scripts: no dependency needs an install script (esbuild and msgpackr take
-# their prebuilt binaries from optional packages; Prisma's engine download is not needed because the
-# client is generated from WASM), so the build never depends on a postinstall download.
+# --omit=dev: tsx and the embedders are regular dependencies. --ignore-scripts: no dependency needs
+# an install script (esbuild and msgpackr take their prebuilt binaries from optional packages), so
+# the build never depends on a postinstall download.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
@@ -34,11 +32,6 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json tsconfig.json ./
 COPY prisma ./prisma
 COPY scripts ./scripts
-
-# Generate the Prisma client now (bin/memloom.js would otherwise do it on first start, writing into
-# the image at run time). PRISMA_SCHEMA_ENGINE_BINARY points at any existing file so Prisma does not
-# try to download a native engine; the client needs none.
-RUN PRISMA_SCHEMA_ENGINE_BINARY=/bin/false node scripts/prisma-generate.mjs
 
 COPY bin ./bin
 COPY src ./src

@@ -2,8 +2,6 @@
 // memloom runs its TypeScript sources directly through tsx: no build step between a clone and a start.
 import '../src/v8-flags.mjs';
 import { register } from 'tsx/esm/api';
-import { ensurePrismaClient } from '../scripts/prisma-generate.mjs';
 
-ensurePrismaClient();
 register();
 await import('../apps/cli/main.ts');

@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     roles: { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: true },
     env: {
       EXTRACT_DEBOUNCE_MS: '2000', DREAM_CHECK_INTERVAL_MS: '5000', DREAM_INTERVAL_MS: '30000', TTL_SWEEP_INTERVAL_MS: '20000', DECAY_INTERVAL_MS: '20000',
-      BRIEFING_INTERVAL_MS: '60000', TENANT_TASKS_PER_HOUR: '100000', INGEST_RATE_PER_SEC: '100000', RECONCILE_INTERVAL_MS: '30000',
+      BRIEFING_INTERVAL_MS: '60000', TENANT_TASKS_PER_HOUR: '100000', INGEST_RATE_PER_SEC: '100000', REQUEUE_INTERVAL_MS: '30000',
     },
   });
   const embedded = m.deps.embedded;

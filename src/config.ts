@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MEMORY_KINDS } from './domain/vocabulary.js';
 
 /**
  * The one configuration schema (DESIGN §8 names). Parsed once in each entrypoint, frozen and carried
@@ -13,7 +14,7 @@ const url = (protocols: string[]) =>
   z.string().trim().refine((v) => { try { return protocols.includes(new URL(v).protocol); } catch { return false; } }, { message: `a URL starting with ${protocols.join(' or ')}//` }).optional();
 
 /** `episode:P180D,plan:P90D` → Map<memory kind, ISO-8601 duration> (per-kind default TTL of memories). */
-const TTL_KINDS = ['fact', 'preference', 'decision', 'plan', 'procedure', 'profile', 'episode', 'insight'];
+const TTL_KINDS: readonly string[] = MEMORY_KINDS;
 const ttlDefaults = z.string().optional().transform((v, ctx) => {
   const ttls = new Map<string, string>();
   if (!v || v.trim() === '') return ttls;
@@ -120,8 +121,8 @@ export const ConfigSchema = z.object({
   /** Events accepted per tenant per second over HTTP before 429. */
   INGEST_RATE_PER_SEC: int(20_000, 1),
   WORKER_CONCURRENCY: int(8, 1, 256),
-  /** Interval of the reconciler that re-enqueues stored events that never reached the queue. */
-  RECONCILE_INTERVAL_MS: int(30_000, 100),
+  /** Interval of the requeue task that re-enqueues stored events that never reached the queue. */
+  REQUEUE_INTERVAL_MS: int(30_000, 100),
   /** How often the scheduler role registers its job schedulers again (a Redis restarted without persistence forgets them). */
   SCHEDULER_REFRESH_MS: int(10_000, 100),
 

@@ -5,7 +5,6 @@ import { AutoAnalyze } from './db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { ensureTenants, migrate } from './db/migrator.js';
 import { createPool, listTenants, type Db } from './db/pool.js';
-import { createPrisma, type PrismaClient } from './db/prisma.js';
 import { ensureVectorIndexes } from './db/vector-index.js';
 import { EXACT_SCAN_MAX } from './db/sql/recall.js';
 import { createQueueBackend } from './queue/backend.js';
@@ -29,7 +28,6 @@ export interface Deps {
   db: Db;
   /** URL of the database (the embedded server's loopback URL in embedded mode). */
   dbUrl: string;
-  prisma: PrismaClient;
   queues: Queues;
   /** Hands committed events to the triage queue off the request path. */
   dispatcher: Dispatcher;
@@ -73,7 +71,6 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     const autoAnalyze = embedded
       ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS, { dims: rawProviders.embeddings.dimensions, minRows: EXACT_SCAN_MAX })
       : undefined;
-    const prisma = createPrisma(db);
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX, stream });
     const queues = new Queues(backend);
     const dispatcher = new Dispatcher({ db, queues, log });
@@ -92,14 +89,13 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
       gateState: async () => gate.state(config.METRICS_TENANT_LABELS ? (await listTenants(db)).slice(0, 100) : []),
     });
     return {
-      config, log, db, dbUrl, prisma, queues, dispatcher, providers, gate, metrics, embedded,
+      config, log, db, dbUrl, queues, dispatcher, providers, gate, metrics, embedded,
       async close() {
         await dispatcher.close();
         await queues.close();
         await providers.close();
         await gateStore.close();
         await autoAnalyze?.close();
-        await prisma.$disconnect().catch(() => undefined);
         await db.end().catch(() => undefined);
         await embedded?.stop();
       },

@@ -3,8 +3,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../apps/api/openapi/catalog.js';
 import { COMMANDS } from '../apps/cli/registry.js';
+import { ConfigSchema } from '../src/config.js';
 
-/** The user docs name everything there is: every route in docs/api.md, every command and option in docs/cli.md. */
+/**
+ * The user docs name everything there is: every route in docs/api.md, every command and option in
+ * docs/cli.md, every configuration variable in docs/configuration.md.
+ */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const doc = (name: string) => readFile(path.join(ROOT, 'docs', name), 'utf8');
 
@@ -24,6 +28,12 @@ describe('user docs', () => {
       const section = cli.slice(at, cli.indexOf('\n### ', at + 1) === -1 ? undefined : cli.indexOf('\n### ', at + 1));
       for (const flag of Object.keys(c.flags)) if (!section.includes(`\`--${flag}`)) missing.push(`${c.name} --${flag}`);
     }
+    expect(missing).toEqual([]);
+  });
+
+  it('docs/configuration.md has a table row for every configuration variable', async () => {
+    const reference = await doc('configuration.md');
+    const missing = Object.keys(ConfigSchema.shape).filter((name) => !reference.includes(`| \`${name}\` |`));
     expect(missing).toEqual([]);
   });
 });

@@ -229,7 +229,7 @@ describe.each([
 
   it('stores exactly the expected events and queues each exactly once', async () => {
     external = await startSharedPglite(384);
-    const env = { DATABASE_URL: external.url, EXTRACT_DEBOUNCE_MS: '200', RECONCILE_INTERVAL_MS: '1000', DREAM_SESSIONS: '100000', DREAM_MEMORIES: '100000' };
+    const env = { DATABASE_URL: external.url, EXTRACT_DEBOUNCE_MS: '200', REQUEUE_INTERVAL_MS: '1000', DREAM_SESSIONS: '100000', DREAM_MEMORIES: '100000' };
     m = await startTestMemloom({ redis, env, roles: { api: true, watcher: true, scheduler: true, workers: [] } });
     const db = m.deps.db;
     const workerEnv = {
@@ -296,7 +296,7 @@ describe.each([
     // src/queue/enqueue.ts), so after
     // the drain the events named by all triage jobs together must be the stored events, each
     // named once: an event never handed to the queue shows as missing, one queued twice as
-    // doubled. (No API process dies here, so the reconciler has nothing to re-add.) Every job's
+    // doubled. (No API process dies here, so the requeue task has nothing to re-add.) Every job's
     // id is the one triageJobId gives its payload, so re-adding a batch cannot make a second job.
     // BullMQ's event stream is not used: it is capped at ~10,000 entries.
     const jobs = await allJobs(triage);

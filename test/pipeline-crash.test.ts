@@ -29,7 +29,7 @@ const REST = EVENTS.slice(20);
 const COMMON_ENV = {
   EXTRACT_DEBOUNCE_MS: '200',
   LLM_TIMEOUT_MS: '2000',
-  RECONCILE_INTERVAL_MS: '1000',
+  REQUEUE_INTERVAL_MS: '1000',
   // No consolidation during the test: the reference run has none either.
   DREAM_SESSIONS: '100000',
   DREAM_MEMORIES: '100000',

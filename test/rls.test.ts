@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
-import { prismaWithTenant } from '../src/db/prisma.js';
 import { startTestMemloom, type TestMemloom } from './support/memloom.js';
 
 let m: TestMemloom;
@@ -55,10 +54,5 @@ describe('row-level security', () => {
   it('sees nothing at all without a tenant set', async () => {
     const { rowCount } = await m.deps.db.query('SELECT * FROM events');
     expect(rowCount).toBe(0);
-  });
-
-  it('holds through Prisma too', async () => {
-    const rows = await prismaWithTenant(m.deps.prisma, 'globex', (tx) => tx.event.findMany({ select: { content: true, tenantId: true } }));
-    expect(rows).toEqual([{ content: 'globex secret plan', tenantId: 'globex' }]);
   });
 });

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { HTTP_STATUS, InputError, MemloomError, isMemloomError } from '../../src/errors.js';
 import { translateError } from '../../src/errors-translate.js';
 import type { Queues } from '../../src/queue/queues.js';
+import { PostgresBackendAdapter, type WorkerSources } from './bull-board-workers.js';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
@@ -31,11 +32,11 @@ function boardError(error: Error & { statusCode?: number }): { status: number; b
  * Bull Board on every queue of the pipeline (retry and inspect failed or delayed jobs there). It
  * shows every tenant's jobs, so the API's auth hook opens it to MEMLOOM_ADMIN_KEYS only.
  */
-export async function registerBullBoard(app: FastifyInstance, queues: Queues): Promise<void> {
+export async function registerBullBoard(app: FastifyInstance, queues: Queues, workers: WorkerSources): Promise<void> {
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: queues.all().map((q) => new BullMQAdapter(q)),
+    queues: queues.all().map((q) => (queues.backend.kind === 'postgres' ? new PostgresBackendAdapter(q, workers) : new BullMQAdapter(q))),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'memloom' } },
   });

@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Worker } from 'bullmq';
 import type { Deps } from '../../src/deps.js';
 import { resolveTenant } from './auth.js';
 import { registerBullBoard } from './bull-board.js';
@@ -31,6 +32,8 @@ declare module 'fastify' {
 
 export interface ApiOptions {
   readiness?: Readiness;
+  /** This process's workers, which Bull Board lists on BullMQ's PostgreSQL backend. */
+  workers?: readonly Worker[];
 }
 
 /** A route as registered (tests enumerate them, so a new route is fuzzed and tenant-tested automatically). */
@@ -101,6 +104,6 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   exportRoutes(app, deps);
   mcpRoutes(app, VERSION);
   docsRoutes(app);
-  await registerBullBoard(app, deps.queues);
+  await registerBullBoard(app, deps.queues, { local: opts.workers ?? [], server: deps.embedded ? undefined : deps.db, startedAt: Date.now() });
   return app;
 }

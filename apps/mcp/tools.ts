@@ -2,7 +2,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { EVENT_ROLES, EVENT_TYPES } from '../../src/events/constants.js';
-import { MEMORY_KINDS } from '../../src/providers/llm/types.js';
+import { MEMORY_KINDS } from '../../src/domain/vocabulary.js';
 import { RECALL_MODES } from '../../src/recall/schema.js';
 import { MemloomError } from '../../src/errors.js';
 import type { ForgetAnswer, ForgetScope, RecallAnswer, RecallRequest } from '../client/types.js';

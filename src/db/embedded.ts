@@ -35,7 +35,7 @@ export interface EmbeddedDatabase {
 }
 
 /**
- * PGlite (PostgreSQL in WASM) with pgvector, served on a loopback port so Prisma, `pg` and BullMQ
+ * PGlite (PostgreSQL in WASM) with pgvector, served on a loopback port so `pg` and BullMQ
  * connect to it like to any server; this process's own pools skip the socket (`connect()`, the
  * same protocol through an in-process stream). PGlite has ONE session shared by every connection: session
  * settings (search_path, role) made here apply to all of them, and a transaction open on one

@@ -1,4 +1,4 @@
-import type { MemoryKind, ReconcileAction } from '../providers/llm/types.js';
+import type { MemoryKind, ReconcileAction } from './vocabulary.js';
 import { normalizeText } from './text.js';
 
 /** A new memory unit as reconcile sees it. */

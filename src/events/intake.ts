@@ -13,7 +13,7 @@ export interface IntakeDeps {
  * caller needs (the API's group commit, the watcher's line-and-offset transaction, the feedback
  * row's transaction) — and returns the ids it inserted; only after that commit are the new ones
  * handed to the triage queue. Duplicates are never handed on. If the hand-off fails (queue down,
- * crash right after the commit), the reconciler finds the stored events and enqueues them.
+ * crash right after the commit), the requeue task finds the stored events and enqueues them.
  */
 export async function intake<T extends { newIds: readonly string[] }>(deps: IntakeDeps, tenantId: string, store: () => Promise<T>): Promise<T> {
   const stored = await store();

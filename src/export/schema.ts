@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MEMORY_KINDS } from '../providers/llm/types.js';
+import { MEMORY_KINDS } from '../domain/vocabulary.js';
 
 /**
  * The export format (docs/api.md "Export and import"): JSON lines, one record each, `record`

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MEMORY_STATUSES } from '../db/sql/memories-read.js';
 import { InputError } from '../errors.js';
 import { identifier, storableText } from '../input.js';
-import { MEMORY_KINDS } from '../providers/llm/types.js';
+import { MEMORY_KINDS } from '../domain/vocabulary.js';
 
 /** Memory ids are uuids; anything else can name no memory (404, not a database cast error). */
 export const MemoryId = z.uuid();

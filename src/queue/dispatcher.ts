@@ -8,13 +8,13 @@ import { TRIAGE_BATCH, triageJobs } from './triage-jobs.js';
 const MAX_JOBS_PER_ADD = TRIAGE_BATCH;
 /**
  * ioredis queues commands while Redis is down (BullMQ needs that for its workers), so an add can
- * wait for as long as the outage lasts; past this the events are left to the reconciler, and a
+ * wait for as long as the outage lasts; past this the events are left to the requeue task, and a
  * late add is harmless (triage claims only events still `received`).
  */
 const ENQUEUE_TIMEOUT_MS = 5_000;
 /**
- * Marking events enqueued is bookkeeping for the reconciler only, so it is batched: at most this
- * late (well inside the reconciler's grace period) or once this many are waiting. Under load that
+ * Marking events enqueued is bookkeeping for the requeue task only, so it is batched: at most this
+ * late (well inside the requeue task's grace period) or once this many are waiting. Under load that
  * keeps it from costing a write per request on the single PGlite thread.
  */
 const MARK_DELAY_MS = 250;
@@ -46,8 +46,8 @@ function add(map: ByTenant, tenantId: string, ids: string[]): void {
 /**
  * Hands committed events to the triage queue off the request path: ids from many requests are
  * coalesced into one triage job per tenant and flush (src/queue/triage-jobs.ts), then marked
- * enqueued. If the queue is down the ids stay unmarked and the reconciler (maintenance task
- * `reconcile`) enqueues them later — nothing is lost. An event in two jobs (the reconciler
+ * enqueued. If the queue is down the ids stay unmarked and the requeue task (maintenance task
+ * `requeue`) enqueues them later — nothing is lost. An event in two jobs (the requeue task
  * re-adding what the dispatcher added but never marked) is triaged once, by whichever job claims
  * it first.
  */
@@ -79,7 +79,7 @@ export class Dispatcher {
     this.#timer ??= setTimeout(() => void this.flushQueue(), this.#coalesceMs);
   }
 
-  /** Resolves when everything submitted before the call is queued and marked (or left to the reconciler). */
+  /** Resolves when everything submitted before the call is queued and marked (or left to the requeue task). */
   async flush(): Promise<void> {
     await this.flushQueue();
     await this.#mark();
@@ -109,9 +109,9 @@ export class Dispatcher {
         try {
           await withTimeout(enqueueTriage(this.#queues, tenantId, slice), ENQUEUE_TIMEOUT_MS);
         } catch (err) {
-          // The queue is down: one warning, and the rest of this round is left to the reconciler
+          // The queue is down: one warning, and the rest of this round is left to the requeue task
           // rather than waiting out a timeout per slice.
-          this.#log.warn({ err, events: left }, 'enqueue failed; the reconciler will enqueue these events');
+          this.#log.warn({ err, events: left }, 'enqueue failed; the requeue task will enqueue these events');
           return;
         }
         left -= slice.length;
@@ -135,7 +135,7 @@ export class Dispatcher {
     const statements = [...batches].flatMap(([tenantId, ids]) => [setTenantStatement(tenantId), markEnqueuedStatement(ids)]);
     this.#marking = runInOneTransaction(this.#db, statements)
       .then(() => undefined)
-      .catch((err: unknown) => this.#log.warn({ err }, 'marking events enqueued failed; the reconciler will re-add them (same job ids)'))
+      .catch((err: unknown) => this.#log.warn({ err }, 'marking events enqueued failed; the requeue task will re-add them (same job ids)'))
       .finally(() => (this.#marking = undefined));
     await this.#marking;
   }

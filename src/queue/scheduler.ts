@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Deps } from '../deps.js';
 
 /** Periodic maintenance tasks; each is one BullMQ job scheduler, so one tick runs once across all replicas. */
-export const MAINTENANCE_TASKS = ['reconcile', 'ttl-sweep', 'decay', 'dream-triggers', 'briefing'] as const;
+export const MAINTENANCE_TASKS = ['requeue', 'ttl-sweep', 'decay', 'dream-triggers', 'briefing'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export interface RunningScheduler {
@@ -12,7 +12,7 @@ export interface RunningScheduler {
 export function scheduleIntervals(deps: Deps): Record<MaintenanceTask, number> {
   const c = deps.config;
   return {
-    reconcile: c.RECONCILE_INTERVAL_MS,
+    requeue: c.REQUEUE_INTERVAL_MS,
     'ttl-sweep': c.TTL_SWEEP_INTERVAL_MS,
     decay: c.DECAY_INTERVAL_MS,
     'dream-triggers': c.DREAM_CHECK_INTERVAL_MS,
@@ -23,6 +23,11 @@ export function scheduleIntervals(deps: Deps): Record<MaintenanceTask, number> {
 const schedulerId = (task: MaintenanceTask): string => `maintenance-${task}`;
 
 async function upsertSchedules(queue: Queue, intervals: Record<MaintenanceTask, number>): Promise<void> {
+  // A scheduler of a task that no longer exists (renamed in an upgrade) would tick forever.
+  const wanted = new Set(MAINTENANCE_TASKS.map(schedulerId));
+  for (const s of await queue.getJobSchedulers()) {
+    if (s.key && !wanted.has(s.key)) await queue.removeJobScheduler(s.key);
+  }
   for (const task of MAINTENANCE_TASKS) {
     await queue.upsertJobScheduler(schedulerId(task), { every: intervals[task] }, { name: task, data: { task }, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } });
   }
@@ -31,7 +36,7 @@ async function upsertSchedules(queue: Queue, intervals: Record<MaintenanceTask, 
 /**
  * Registers the maintenance job schedulers, then registers them again every SCHEDULER_REFRESH_MS:
  * a Redis that keeps nothing on disk forgets them when it restarts, and without this the
- * reconciler (and every other schedule) would stay stopped until memloom restarts. Upserting is
+ * requeue task (and every other schedule) would stay stopped until memloom restarts. Upserting is
  * idempotent: an existing scheduler keeps its next run, so a refresh never adds or moves a tick.
  */
 export async function startScheduler(deps: Deps): Promise<RunningScheduler> {
@@ -50,9 +55,9 @@ export async function startScheduler(deps: Deps): Promise<RunningScheduler> {
     await upsertSchedules(queue, intervals);
     if (present < MAINTENANCE_TASKS.length && !closed) {
       log.warn({ present, expected: MAINTENANCE_TASKS.length }, 'job schedulers were missing (queue backend lost them); registered again');
-      // The queue lost its state, so it may have lost pipeline jobs too: reconcile now rather than
-      // at the next tick (the reconciler queues stored events no live job holds).
-      await queue.add('reconcile', { task: 'reconcile' }, { jobId: `maintenance-reconcile-now-${Date.now().toString(36)}`, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } });
+      // The queue lost its state, so it may have lost pipeline jobs too: requeue now rather than
+      // at the next tick (the requeue task queues stored events no live job holds).
+      await queue.add('requeue', { task: 'requeue' }, { jobId: `maintenance-requeue-now-${Date.now().toString(36)}`, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } });
     }
   };
   const timer = setInterval(() => {

@@ -11,7 +11,7 @@ export interface TriagePayload {
 
 /**
  * The job id: the same events of the same tenant give the same id, so the dispatcher and the
- * reconciler re-adding a batch that still exists create no second job. Correctness does not rest
+ * requeue task re-adding a batch that still exists create no second job. Correctness does not rest
  * on it: triage claims only `received` events, so overlapping jobs triage each event once.
  */
 export function triageJobId(p: TriagePayload): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { identifier, storableText, timestamp } from '../input.js';
-import { MEMORY_KINDS } from '../providers/llm/types.js';
+import { MEMORY_KINDS } from '../domain/vocabulary.js';
 
 const id = identifier(200);
 const time = timestamp();

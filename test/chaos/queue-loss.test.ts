@@ -6,9 +6,9 @@ import { createScratchDatabase, OwnRedis, type ScratchDatabase } from '../suppor
 /**
  * Server mode (PostgreSQL + pgvector, BullMQ on Redis) losing its queue mid-run: Redis killed and
  * restarted without persistence, then flushed while running. Events keep being accepted (stored
- * first), and the reconciler queues again what the queue forgot, so every event ends done or
+ * first), and the requeue task queues again what the queue forgot, so every event ends done or
  * skipped. Reconcile and scheduler intervals are the defaults: the scheduler notices the lost job
- * schedulers within SCHEDULER_REFRESH_MS and reconciles at once.
+ * schedulers within SCHEDULER_REFRESH_MS and requeues at once.
  */
 const KEYS = { alpha: 'ql-alpha', beta: 'ql-beta' };
 
@@ -48,7 +48,7 @@ describe('queue loss in server mode: the queue is not the source of truth', () =
     m = await startTestMemloom({
       env: {
         DATABASE_URL: db.url, REDIS_URL: redis.url, MEMLOOM_API_KEYS: `${KEYS.alpha}:alpha,${KEYS.beta}:beta`,
-        RECONCILE_INTERVAL_MS: '30000', EXTRACT_DEBOUNCE_MS: '300', INGEST_RATE_PER_SEC: '1000000',
+        REQUEUE_INTERVAL_MS: '30000', EXTRACT_DEBOUNCE_MS: '300', INGEST_RATE_PER_SEC: '1000000',
       },
       roles: { api: true, workers: ['triage', 'chunk', 'embed', 'extract', 'briefing', 'maintenance'], scheduler: true },
     });
@@ -89,7 +89,7 @@ describe('queue loss in server mode: the queue is not the source of truth', () =
     await expectAllFinished(ids);
   }, 600_000);
 
-  it('Redis flushed while running: the reconciler queues the forgotten work again', async () => {
+  it('Redis flushed while running: the requeue task queues the forgotten work again', async () => {
     const ids = new Map<string, string[]>([['alpha', []], ['beta', []]]);
     for (let i = 0; i < 4; i++) {
       ids.get('alpha')?.push(...(await post(m, KEYS.alpha, events(`fa${i}`, 40))));

@@ -44,7 +44,7 @@ export async function startTestMemloom(opts: TestOptions = {}): Promise<TestMeml
     EVENTS_DIR: eventsDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     EXTRACT_DEBOUNCE_MS: '200',
-    RECONCILE_INTERVAL_MS: '1000',
+    REQUEUE_INTERVAL_MS: '1000',
     ...(opts.redis ? { REDIS_URL } : {}),
     ...opts.env,
   });

@@ -44,7 +44,7 @@ export const chunk = defineStage({
   },
   // Events this job chunked (its run rows say so, also on a retry after the commit) go on to
   // embedding. Events another job chunked are left to that job: overlapping chunk jobs (the
-  // dispatcher's and the reconciler's triage jobs may share events) would otherwise start
+  // dispatcher's and the requeue task's triage jobs may share events) would otherwise start
   // overlapping embed jobs and paid calls.
   next({ tenantId }, result) {
     return result.toEmbed.length > 0 ? [embedJob(tenantId, result.toEmbed)] : [];

@@ -1,6 +1,6 @@
 import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
-import { TARGETED_ACTIONS, type ReconcileAction } from '../../src/providers/llm/types.js';
+import { TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import type { PreparedMemory } from './prepare.js';
 
 /** Existing memories a unit is compared with (the nearest, plus any with its exact text). */

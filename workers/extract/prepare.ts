@@ -1,6 +1,7 @@
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
 import { contentHash, ftsDocument, normalizeText } from '../../src/domain/text.js';
-import type { ExtractMessage, ExtractionResult, MemoryKind } from '../../src/providers/llm/types.js';
+import type { ExtractMessage, ExtractionResult } from '../../src/providers/llm/types.js';
+import type { MemoryKind } from '../../src/domain/vocabulary.js';
 
 /** Messages for an extractor: small integer indexes, never UUIDs. */
 export function toMessages(events: EventToExtract[]): ExtractMessage[] {

@@ -14,7 +14,8 @@ import { thresholdsFor, type EmbedderThresholds } from '../../src/domain/reconci
 import { normalizeText } from '../../src/domain/text.js';
 import { reconcileWithCache } from '../../src/llm.js';
 import type { Logger } from '../../src/logger.js';
-import { TARGETED_ACTIONS, type ReconcileAction, type ReconcileAnswer, type ReconcileInput } from '../../src/providers/llm/types.js';
+import type { ReconcileAnswer, ReconcileInput } from '../../src/providers/llm/types.js';
+import { TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import { NEIGHBOURS, type Advice } from './plan.js';
 import type { PreparedMemory } from './prepare.js';
 

@@ -2,7 +2,7 @@ import { defineStage } from '../../src/queue/stage.js';
 import { enqueueBriefings } from './briefing-tick.js';
 import { enqueueDueDreams } from './dream-triggers.js';
 import { refreshDecay, sweepExpired } from './lifecycle.js';
-import { reconcileEvents } from './reconcile.js';
+import { requeueStoredEvents } from './requeue.js';
 import { MaintenanceInput } from './schema.js';
 
 /** Scheduled maintenance (one BullMQ job scheduler per task, so one tick runs once across replicas). */
@@ -13,9 +13,9 @@ export const maintenance = defineStage({
   concurrency: 1,
   async handle(input, { deps, log }) {
     switch (input.task) {
-      case 'reconcile': {
-        const result = await reconcileEvents(deps);
-        if (result.requeued > 0 || result.lost > 0) log.info(result, 'reconciler re-enqueued events');
+      case 'requeue': {
+        const result = await requeueStoredEvents(deps);
+        if (result.requeued > 0 || result.lost > 0) log.info(result, 'requeued stored events');
         return result;
       }
       case 'ttl-sweep': {

@@ -69,7 +69,7 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
     const first = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
     const before = await rows(ids);
     const again = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids });
-    // the reconciler may queue an event again in another batch
+    // the requeue task may queue an event again in another batch
     const otherJob = await runStage(m.deps, triage, { tenantId: TENANT, eventIds: [ids[1] as string] });
     expect(first.next).toEqual([{ stage: 'chunk', input: { tenantId: TENANT, eventIds: [ids[0]] } }]);
     expect([again, otherJob].map((j) => j.result.triagedIds)).toEqual([[], []]);

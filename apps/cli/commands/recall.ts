@@ -1,6 +1,6 @@
 import { ConfigError, type Config } from '../../../src/config.js';
 import type { Logger } from '../../../src/logger.js';
-import { MEMORY_KINDS } from '../../../src/providers/llm/types.js';
+import { MEMORY_KINDS } from '../../../src/domain/vocabulary.js';
 import { RECALL_MODES } from '../../../src/recall/schema.js';
 import type { MemoryKind, RecallAnswer, RecallMode } from '../../client/types.js';
 import { flagString, type ParsedArgs } from '../args.js';

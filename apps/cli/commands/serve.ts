@@ -52,7 +52,7 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
     if (roles.watcher) watcher = await startWatcher(deps);
     if (roles.api) {
       // /readyz reports this process's workers' provider readiness too.
-      app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] } });
+      app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] }, workers: workers?.workers ?? [] });
       await app.listen({ host: config.HOST, port: config.PORT });
       const port = (app.server.address() as { port: number }).port;
       log.info({ url: `http://${config.HOST}:${port}`, admin: '/admin/queues' }, 'memloom api listening');

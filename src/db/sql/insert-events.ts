@@ -126,14 +126,14 @@ export async function insertedEvents(db: Queryable, tenantId: string, rows: Even
  * NULL` lets the planner AND the partial not-enqueued index with the tenant index (RLS) and scan
  * every unmarked event of the tenant: PGlite runs no autovacuum, so its statistics stay those of
  * an empty table. A concurrently updated row (real PostgreSQL) fails the ctid recheck and stays
- * unmarked: the reconciler re-adds it under the same job id, which is harmless.
+ * unmarked: the requeue task re-adds it under the same job id, which is harmless.
  */
 function markStatement(ids: string): string {
   return `UPDATE events SET enqueued_at = now()
   WHERE ctid = ANY(ARRAY(SELECT (SELECT e.ctid FROM events e WHERE e.id = x.id AND e.enqueued_at IS NULL) FROM unnest(${ids}) AS x(id)))`;
 }
 
-/** Marks events as handed to the queue (the reconciler re-enqueues those never marked). */
+/** Marks events as handed to the queue (the requeue task re-enqueues those never marked). */
 export async function markEnqueued(tx: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await tx.query(markStatement('$1::uuid[]'), [ids]);

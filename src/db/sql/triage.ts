@@ -12,7 +12,7 @@ export interface ReceivedEvent {
 
 /**
  * Claims those of `ids` still `received` for triage, oldest first. Locks the rows (FOR UPDATE SKIP
- * LOCKED) so two jobs holding the same event (dispatcher and reconciler) never triage it twice.
+ * LOCKED) so two jobs holding the same event (dispatcher and requeue task) never triage it twice.
  * Call inside withTenant; a replay finds its events no longer `received` and claims nothing.
  */
 export async function claimReceived(tx: Queryable, ids: string[]): Promise<ReceivedEvent[]> {

@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { toStorable } from '../../input.js';
+import { MEMORY_KINDS, RECONCILE_ACTIONS, TIME_PRECISIONS } from '../../domain/vocabulary.js';
 
-/** The memory kinds of DESIGN §3. */
-export const MEMORY_KINDS = ['fact', 'preference', 'decision', 'plan', 'procedure', 'profile', 'episode', 'insight'] as const;
-export type MemoryKind = (typeof MEMORY_KINDS)[number];
-
-export const TIME_PRECISIONS = ['exact', 'day', 'month', 'year', 'relative'] as const;
 
 /** One message handed to an extractor. `index` is a small integer so prompts never carry UUIDs. */
 export interface ExtractMessage {
@@ -85,11 +81,6 @@ export interface TriageVerdict {
   priority: number;
 }
 
-/** Reconcile decision for one new unit against its nearest existing memories. */
-export const RECONCILE_ACTIONS = ['ADD', 'UPDATE', 'CONFIRM', 'CHALLENGE', 'NOOP'] as const;
-export type ReconcileAction = (typeof RECONCILE_ACTIONS)[number];
-/** Actions that refer to an existing memory (the decision's `target`). */
-export const TARGETED_ACTIONS: ReadonlySet<ReconcileAction> = new Set(['UPDATE', 'CONFIRM', 'CHALLENGE']);
 
 /**
  * One batched reconcile question: the new units of a pass that have near existing memories, and

@@ -3,7 +3,7 @@
  * confidence. Rules run from the most specific cue to the least: an insight or a decision
  * outranks the past tense that would otherwise make it an episode.
  */
-import type { MemoryKind } from '../types.js';
+import type { MemoryKind } from '../../../domain/vocabulary.js';
 import type { Analysis } from './analyse.js';
 import { CHATTER_WORDS, EMPHASIS_RE, GENERIC_NOUNS, HEDGE_RE, IMPERATIVE_VERBS, VAGUE_SUBJECTS, contentTokens } from './lexicon.js';
 import { hasCjk } from './sentences.js';

@@ -4,7 +4,8 @@
  * every reference is mapped to the settled names. The result is parsed with the contract's
  * schema before it leaves, so a rule bug surfaces here and not in a worker.
  */
-import { ExtractionResult, type ExtractInput, type ExtractMessage, type MemoryKind } from '../types.js';
+import { ExtractionResult, type ExtractInput, type ExtractMessage } from '../types.js';
+import type { MemoryKind } from '../../../domain/vocabulary.js';
 import { analyse, analyseChinese, type Analysis } from './analyse.js';
 import type { ChineseTagger } from './chinese.js';
 import { classify, contentWordCount, isQuestion } from './classify.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryKind } from '../types.js';
+import type { MemoryKind } from '../../../domain/vocabulary.js';
 import { HeuristicLlm } from './index.js';
 
 const llm = new HeuristicLlm();

@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import { withTenant } from '../src/db/pool.js';
 import { MAINTENANCE_TASKS } from '../src/queue/scheduler.js';
 import { TRIAGE_BATCH } from '../src/queue/triage-jobs.js';
-import { reconcileEvents } from '../workers/maintenance/reconcile.js';
+import { requeueStoredEvents } from '../workers/maintenance/requeue.js';
 import { requeueLostWork } from '../workers/maintenance/lost-jobs.js';
 import { enqueueAll } from '../src/queue/enqueue.js';
 import { chunkJob } from '../workers/chunk/schema.js';
@@ -46,7 +46,7 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-describe('queue down: events are stored, then the reconciler queues each exactly once', () => {
+describe('queue down: events are stored, then the requeue task queues each exactly once', () => {
   let redis: OwnRedis;
   let m: TestMemloom;
   beforeAll(async () => {
@@ -76,7 +76,7 @@ describe('queue down: events are stored, then the reconciler queues each exactly
     const ids: string[] = [...batch.body.ids, ...singles.map((s) => s.body.ids[0])];
     expect(new Set(ids).size).toBe(25);
 
-    await m.deps.dispatcher.flush(); // gives up after its timeout and leaves the events to the reconciler
+    await m.deps.dispatcher.flush(); // gives up after its timeout and leaves the events to the requeue task
     const stored = await withTenant(m.deps.db, 'default', async (tx) =>
       (await tx.query<{ id: string; enqueued_at: Date | null }>('SELECT id, enqueued_at FROM events WHERE id = ANY($1::uuid[])', [ids])).rows,
     );
@@ -84,7 +84,7 @@ describe('queue down: events are stored, then the reconciler queues each exactly
     expect(stored.every((r) => r.enqueued_at === null)).toBe(true);
 
     await redis.start();
-    const first = await reconcileEvents(m.deps, 0);
+    const first = await requeueStoredEvents(m.deps, 0);
     expect(first.requeued).toBe(25);
     // Redis came back empty: the job of the event queued before the outage is gone too.
     expect(first.lost).toBe(1);
@@ -93,7 +93,7 @@ describe('queue down: events are stored, then the reconciler queues each exactly
     const triage = m.deps.queues.get('triage');
     // Redis came back empty (no persistence): every outage event is queued. An event may be in two
     // jobs: ioredis sends the dispatcher's timed-out add once Redis is back, and its batch (so its
-    // job id) differs from the reconciler's. Triage claims only `received` events, so running every
+    // job id) differs from the requeue task's. Triage claims only `received` events, so running every
     // queued job triages each event exactly once.
     const jobs = await allJobs(triage as unknown as Queue);
     const queued = jobs.flatMap((j) => triageEventsOf(j.data));
@@ -108,7 +108,7 @@ describe('queue down: events are stored, then the reconciler queues each exactly
     expect(triaged.sort()).toEqual([...ids].sort());
     const counts = await triage.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed');
 
-    const second = await reconcileEvents(m.deps, 0);
+    const second = await requeueStoredEvents(m.deps, 0);
     expect(second.requeued).toBe(0);
     const after = await triage.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed');
     expect(after).toEqual(counts);
@@ -120,8 +120,8 @@ describe('queue down: events are stored, then the reconciler queues each exactly
     expect(r.status).toBe(202);
     await m.deps.dispatcher.flush();
     await redis.start();
-    expect((await reconcileEvents(m.deps, 60_000)).requeued).toBe(0);
-    expect((await reconcileEvents(m.deps, 0)).requeued).toBe(1);
+    expect((await requeueStoredEvents(m.deps, 60_000)).requeued).toBe(0);
+    expect((await requeueStoredEvents(m.deps, 0)).requeued).toBe(1);
     expect(await triageJobsHolding(m.deps, r.body.ids[0])).toHaveLength(1);
   });
 });
@@ -133,7 +133,7 @@ describe('scheduler: a Redis restarted without persistence gets the job schedule
     redis = new OwnRedis(await freePort());
     await redis.start();
     m = await startTestMemloom({
-      env: { REDIS_URL: `redis://127.0.0.1:${redis.port}`, SCHEDULER_REFRESH_MS: '300', RECONCILE_INTERVAL_MS: '500' },
+      env: { REDIS_URL: `redis://127.0.0.1:${redis.port}`, SCHEDULER_REFRESH_MS: '300', REQUEUE_INTERVAL_MS: '500' },
       roles: { api: false, workers: ['maintenance'], scheduler: true },
     });
   });
@@ -146,24 +146,31 @@ describe('scheduler: a Redis restarted without persistence gets the job schedule
   const schedulerKeys = async () => (await m.deps.queues.get('maintenance').getJobSchedulers()).map((s) => s.key).sort();
   const ALL = MAINTENANCE_TASKS.map((t) => `maintenance-${t}`).sort();
 
-  it('registers every maintenance schedule again, and the reconciler runs without a memloom restart', async () => {
+  it('registers every maintenance schedule again, and the requeue task runs without a memloom restart', async () => {
     expect(await schedulerKeys()).toEqual(ALL);
     await redis.stop();
     await redis.start(); // empty: started with --save '' --appendonly no
     await waitFor(async () => JSON.stringify(await schedulerKeys()) === JSON.stringify(ALL), { timeoutMs: 60_000, what: 'the job schedulers to be registered again' });
 
     // An event committed but never queued (as after a crash between commit and enqueue), older
-    // than the reconciler's grace period: only a scheduled reconcile tick can queue it now.
+    // than the requeue task's grace period: only a scheduled requeue tick can queue it now.
     const [id] = await withTenant(m.deps.db, 'default', async (tx) =>
       (await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash, received_at) VALUES ('after-restart', 'lost', 'h', now() - interval '1 minute') RETURNING id`)).rows.map((r) => r.id),
     );
-    await waitFor(async () => (await triageJobsHolding(m.deps, id as string)).length === 1, { timeoutMs: 60_000, what: 'the reconciler to queue the event' });
+    await waitFor(async () => (await triageJobsHolding(m.deps, id as string)).length === 1, { timeoutMs: 60_000, what: 'the requeue task to queue the event' });
     // a refresh keeps each scheduler as it is: one scheduler per task, never a second one
     expect(await schedulerKeys()).toEqual(ALL);
   });
+
+  it('removes the scheduler of a task that no longer exists (the requeue task was `reconcile` before 0.1.1)', async () => {
+    const queue = m.deps.queues.get('maintenance');
+    await queue.upsertJobScheduler('maintenance-reconcile', { every: 60_000 }, { name: 'reconcile', data: { task: 'reconcile' } });
+    expect(await schedulerKeys()).toContain('maintenance-reconcile');
+    await waitFor(async () => JSON.stringify(await schedulerKeys()) === JSON.stringify(ALL), { timeoutMs: 60_000, what: 'the old scheduler to be removed' });
+  });
 });
 
-describe('reconciler on the PostgreSQL queue backend', () => {
+describe('requeue task on the PostgreSQL queue backend', () => {
   let m: TestMemloom;
   beforeAll(async () => {
     m = await startTestMemloom({ roles: { api: true, workers: [] } });
@@ -175,12 +182,12 @@ describe('reconciler on the PostgreSQL queue backend', () => {
     const ids = await withTenant(m.deps.db, 'default', async (tx) =>
       (await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) SELECT 'crash-' || g, 'c' || g, 'h' FROM generate_series(1, 1200) g RETURNING id`)).rows.map((r) => r.id),
     );
-    expect((await reconcileEvents(m.deps, 0)).requeued).toBe(1200);
+    expect((await requeueStoredEvents(m.deps, 0)).requeued).toBe(1200);
     const triage = m.deps.queues.get('triage');
     const queued = async () => (await allJobs(triage as unknown as Queue)).flatMap((j) => triageEventsOf(j.data)).sort();
     expect(await queued()).toEqual([...ids].sort());
     expect((await triage.getJobCounts('waiting')).waiting).toBe(Math.ceil(1200 / TRIAGE_BATCH));
-    expect((await reconcileEvents(m.deps, 0)).requeued).toBe(0);
+    expect((await requeueStoredEvents(m.deps, 0)).requeued).toBe(0);
     expect(await queued()).toEqual([...ids].sort());
   });
 

@@ -14,7 +14,7 @@ const BATCH = 1_000;
  * queued twice; otherwise triage claims only `received` events, so an event whose job already ran
  * (the dispatcher's add succeeded, its mark did not) is triaged once all the same.
  */
-export async function reconcileEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number; lost: number }> {
+export async function requeueStoredEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number; lost: number }> {
   let requeued = 0;
   for (const tenantId of await listTenants(deps.db)) {
     // an event the pipeline has moved past `received` was claimed by a job holding it: only the mark is missing
