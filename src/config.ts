@@ -132,7 +132,7 @@ export const ConfigSchema = z.object({
   DREAM_SESSIONS: int(5, 1),
   DREAM_MEMORIES: int(20, 1),
   /** New memories a dream compares and writes per transaction (each with its nearest neighbours): bounds how long it holds the database. */
-  DREAM_BATCH: int(25, 1, 1000),
+  DREAM_BATCH: int(10, 1, 1000),
   /** New memories one dream run takes at most; the rest waits for the next run, which comes at the next trigger check. */
   DREAM_RUN_MAX: int(2_000, 1),
   /** Links (enriches / challenges) one dream run adds at most before it stops and leaves the rest to the next run. */

@@ -39,28 +39,33 @@ interface Batch {
 /**
  * Reads one batch: the next new memories after the cursor, their nearest neighbours in the scope
  * (DREAM_NEIGHBOURS each, found by the same search extraction uses: exact on a small scope, HNSW
- * on a large one), and what a plan needs of all of them. One short read transaction.
+ * on a large one), and what a plan needs of all of them. Three short read transactions rather
+ * than one, so the session is free between them (the plan needs no single snapshot: the write
+ * re-checks every memory it touches).
  */
 async function readBatch(deps: Deps, tenantId: string, userId: string, cursor: Cursor | null): Promise<Batch | undefined> {
   const { model, dimensions: dims } = deps.providers.embeddings;
-  return withTenant(deps.db, tenantId, async (tx) => {
+  const read = await withTenant(deps.db, tenantId, async (tx) => {
     const fresh = await newMemoriesAfter(tx, userId, cursor, deps.config.DREAM_BATCH);
-    if (fresh.length === 0) return undefined;
-    const rows = await dreamRows(tx, fresh.map((f) => f.id), { model, dims });
-    const queried = rows.filter((r) => r.vector !== null);
-    const near = await nearestMemoriesBatch(tx, { userId: userId === '' ? null : userId }, queried.map((r) => ({ vector: r.vector as number[], hash: r.content_hash })), dims, DREAM_NEIGHBOURS);
-    const neighbours = new Map<string, Set<string>>();
-    const edge = (a: string, b: string) => {
-      if (a === b) return;
-      neighbours.set(a, (neighbours.get(a) ?? new Set()).add(b));
-      neighbours.set(b, (neighbours.get(b) ?? new Set()).add(a));
-    };
-    queried.forEach((r, i) => near[i]?.forEach((n) => edge(r.id, n.id)));
-    const known = new Set(rows.map((r) => r.id));
+    return { fresh, rows: fresh.length === 0 ? [] : await dreamRows(tx, fresh.map((f) => f.id), { model, dims }) };
+  });
+  if (read.fresh.length === 0) return undefined;
+  const queried = read.rows.filter((r) => r.vector !== null);
+  const near = await withTenant(deps.db, tenantId, (tx) =>
+    nearestMemoriesBatch(tx, { userId: userId === '' ? null : userId }, queried.map((r) => ({ vector: r.vector as number[], hash: r.content_hash })), dims, DREAM_NEIGHBOURS));
+  const neighbours = new Map<string, Set<string>>();
+  const edge = (a: string, b: string) => {
+    if (a === b) return;
+    neighbours.set(a, (neighbours.get(a) ?? new Set()).add(b));
+    neighbours.set(b, (neighbours.get(b) ?? new Set()).add(a));
+  };
+  queried.forEach((r, i) => near[i]?.forEach((n) => edge(r.id, n.id)));
+  const known = new Set(read.rows.map((r) => r.id));
+  return withTenant(deps.db, tenantId, async (tx) => {
     const extra = await dreamRows(tx, [...neighbours.keys()].filter((id) => !known.has(id)), { model, dims });
-    const all = [...rows, ...extra];
+    const all = [...read.rows, ...extra];
     const pairs = await linkedPairs(tx, all.map((r) => r.id));
-    return { fresh, rows: all, neighbours, linked: new Set(pairs.map((p) => linkedPairKey(p.a, p.b))) };
+    return { fresh: read.fresh, rows: all, neighbours, linked: new Set(pairs.map((p) => linkedPairKey(p.a, p.b))) };
   });
 }
 
