@@ -1,5 +1,5 @@
 /**
- * Hard deletion following provenance (DESIGN §4: forget is a DELETE of the row and its vector; a
+ * Hard deletion following provenance (docs/architecture.md, "Storage and data model": forget is a DELETE of the row and its vector; a
  * shared object survives while another event still supports it). Every function runs inside the
  * caller's withTenant transaction, so row-level security scopes it to one tenant and a forget is
  * all or nothing. Each is idempotent: a second run finds nothing to delete.

@@ -1,5 +1,5 @@
 /**
- * Forgetting over time (DESIGN §3 stage 6): per-kind default TTLs, the expiry sweep's selection,
+ * Forgetting over time (stage 6, docs/architecture.md "The pipeline"): per-kind default TTLs, the expiry sweep's selection,
  * decay refresh and archiving, restore. Every function runs in the caller's withTenant
  * transaction and is idempotent (a second run finds nothing left to change).
  */
