@@ -126,11 +126,17 @@ export const ConfigSchema = z.object({
   /** How often the scheduler role registers its job schedulers again (a Redis restarted without persistence forgets them). */
   SCHEDULER_REFRESH_MS: int(10_000, 100),
 
-  /** Memory lifecycle (DESIGN §3 stages 5–7): schedules, dream triggers, decay and the working memory. */
+  /** Memory lifecycle (stages 5–7, workers/README.md): schedules, dream triggers, decay and the working memory. */
   DREAM_CHECK_INTERVAL_MS: int(600_000, 100),
   DREAM_INTERVAL_MS: int(86_400_000, 1),
   DREAM_SESSIONS: int(5, 1),
   DREAM_MEMORIES: int(20, 1),
+  /** New memories a dream compares and writes per transaction (each with its nearest neighbours): bounds how long it holds the database. */
+  DREAM_BATCH: int(10, 1, 1000),
+  /** New memories one dream run takes at most; the rest waits for the next run, which comes at the next trigger check. */
+  DREAM_RUN_MAX: int(2_000, 1),
+  /** Links (enriches / challenges) one dream run adds at most before it stops and leaves the rest to the next run. */
+  DREAM_MAX_LINKS: int(1_000, 1),
   TTL_DEFAULTS: ttlDefaults,
   TTL_SWEEP_INTERVAL_MS: int(3_600_000, 100),
   DECAY_INTERVAL_MS: int(86_400_000, 100),

@@ -84,6 +84,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     metrics.bind({
       log,
       queueCounts: () => queues.counts(),
+      ...(embedded ? { sessionStats: () => (embedded as EmbeddedDatabase).sessionStats() } : {}),
       // Tenant ids appear as labels only when asked for (METRICS_TENANT_LABELS).
       gateState: async () => gate.state(config.METRICS_TENANT_LABELS ? (await listTenants(db)).slice(0, 100) : []),
     });

@@ -6,6 +6,8 @@
  * Names and labels are documented in docs/guardrails.md.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { SessionHoldStats } from './db/pglite-session-queue.js';
+import type { DbPriority } from './db/priority.js';
 import type { Logger } from './logger.js';
 
 /** One figure of the gate's shared state (see Gate.state). */
@@ -20,6 +22,8 @@ export interface GateStateRow {
 export interface MetricSources {
   queueCounts(): Promise<Record<string, Record<string, number>>>;
   gateState(): Promise<GateStateRow[]>;
+  /** The embedded database's session figures (src/db/pglite-session-queue.ts); absent on a server. */
+  sessionStats?: () => SessionHoldStats;
   log: Logger;
 }
 
@@ -117,6 +121,20 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     ['provider', 'unit'], (r) => (r.what === 'rate' ? remaining(r) : undefined));
   gateGauge('memloom_tenant_tasks_remaining', 'Background consolidation tasks a tenant may still start in the current hour window.',
     ['tenant'], (r) => (r.what === 'tasks' ? remaining(r) : undefined));
+
+  // Embedded mode: how long one connection held PGlite's single session, per priority.
+  const sessionGauge = (name: string, help: string, pick: (s: SessionHoldStats, p: DbPriority) => number) =>
+    new Gauge({
+      name, help, labelNames: ['priority'], registers,
+      collect() {
+        const stats = sources?.sessionStats?.();
+        if (!stats) return;
+        for (const p of ['api', 'background'] as const) this.set({ priority: p }, pick(stats, p));
+      },
+    });
+  sessionGauge('memloom_db_session_hold_max_seconds', 'Embedded database: the longest one connection held the session (a transaction or statement), by priority, since start.', (s, p) => s.maxMs[p] / 1000);
+  sessionGauge('memloom_db_session_holds_over_100ms', 'Embedded database: turns on the session longer than 100 ms, by priority, since start.', (s, p) => s.over100Ms[p]);
+  sessionGauge('memloom_db_session_wait_max_seconds', 'Embedded database: the longest a statement waited for the session, by priority, since start.', (s, p) => s.maxWaitMs[p] / 1000);
 
   return {
     registry,

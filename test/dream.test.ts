@@ -86,7 +86,7 @@ beforeAll(async () => {
     { content: 'Customer data never leaves the Frankfurt region under any plan.', sessions: [null, null, null] },
   ]);
   KEYS.forEach((k, i) => (ids[k] = seeded[i] as string));
-  firstRun = (await runStage(m.deps, dream, { tenantId: TENANT, userId: 'd1', trigger: 'manual' })).result as Record<string, unknown>;
+  firstRun = { ...(await runStage(m.deps, dream, { tenantId: TENANT, userId: 'd1', trigger: 'manual' })).result };
 }, 300_000);
 afterAll(async () => m?.close());
 

@@ -263,8 +263,8 @@ describe('forget', () => {
     await expectNoViolations();
   }, 120_000);
 
-  it('answers 400 unless exactly one scope is given', async () => {
-    for (const body of [{}, { session_id: 'a', user_id: 'b' }, { session: 'a' }, { event_id: 'not-a-uuid' }, { user_id: '' }]) {
+  it('answers 400 unless exactly one scope is given (user_id may only accompany session_id)', async () => {
+    for (const body of [{}, { session_id: 'a', dataset: 'b' }, { dataset: 'a', user_id: 'b' }, { session_id: 'a', user_id: 'b', dataset: 'c' }, { session: 'a' }, { event_id: 'not-a-uuid' }, { user_id: '' }]) {
       expect((await forget(body)).status).toBe(400);
     }
   });

@@ -291,7 +291,7 @@ describe('migration 20261130030000_ann_index_on_demand on an existing store', ()
         [ev[0]?.id],
       );
       await owner.query('ANALYZE chunks; ANALYZE memories');
-      // Later migrations follow it (the BM25 one also rebuilds these 5,100 chunks' keys).
+      // It comes first of what is left to apply (later migrations follow it).
       expect((await migrate(owner, log))[0]).toBe('20261130030000_ann_index_on_demand');
       // Row counts are per table: an index of another dimension costs its inserts nothing.
       expect(await indexes()).toEqual(['chunks_hnsw_384', 'chunks_hnsw_512']);

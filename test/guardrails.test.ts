@@ -358,7 +358,7 @@ describe('memloom retry', () => {
     await stub?.close();
   });
 
-  it('moves dead-lettered jobs back to the queue and marks their dead letters retried', async () => {
+  it('dead letter: its events become failed with the reason and pending_events reaches 0; retry puts both back', async () => {
     stub.script('/v1/chat/completions', [{ status: 400 }]); // a permanent failure, once
     m = await startTestMemloom({
       env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat', EXTRACT_DEBOUNCE_MS: '200' },
@@ -367,14 +367,23 @@ describe('memloom retry', () => {
     await postEvents(m.url, [{ id: 'retry-1', session_id: 'retry-s', role: 'user', content: 'The on-call rotation changes every Monday at nine.' }]);
     const dead = await waitFor(async () => (await sql<{ job_id: string; code: string; retried_at: Date | null }>(m!.deps.db, `SELECT job_id, code, retried_at FROM dead_letters WHERE source = 'job' AND queue = 'extract'`))[0], { what: 'the dead letter' });
     expect(dead).toMatchObject({ code: 'PROVIDER_BAD_REQUEST', retried_at: null });
-    expect((await getJson(`${m.url}/v1/stats`)).body.pending_events).toBe(1);
+    // Written in the dead letter's transaction: visible with it.
+    const [failed] = await sql<{ status: string; error: string }>(m.deps.db, `SELECT status, error FROM events WHERE idem_key = 'retry-1'`);
+    expect(failed?.status).toBe('failed');
+    expect(failed?.error).toMatch(/^PROVIDER_BAD_REQUEST/);
+    const stats = (await getJson(`${m.url}/v1/stats`)).body;
+    expect(stats.pending_events).toBe(0);
+    expect(stats.objects.events_failed).toBe(1);
 
     const cli = spawnMemloom(['retry', '--queue', 'extract', '--url', m.url], { MEMLOOM_HOME: m.home, LOG_LEVEL: 'silent' });
     const exit = await cli.exited;
     expect(exit.code, cli.output()).toBe(0);
-    expect(JSON.parse(cli.output().trim())).toEqual({ retried: { extract: 1 }, total: 1, dead_letters_marked: 1 });
+    expect(JSON.parse(cli.output().trim())).toEqual({ retried: { extract: 1 }, total: 1, dead_letters_marked: 1, events_restored: 1 });
 
     await waitDrained(m.url, 1);
+    const [done] = await sql<{ status: string; error: string | null }>(m.deps.db, `SELECT status, error FROM events WHERE idem_key = 'retry-1'`);
+    expect(done).toEqual({ status: 'done', error: null });
+    expect((await getJson(`${m.url}/v1/stats`)).body.objects.events_failed).toBe(0);
     const [after] = await sql<{ retried_at: Date | null }>(m.deps.db, `SELECT retried_at FROM dead_letters WHERE job_id = $1`, [dead.job_id]);
     expect(after?.retried_at).toBeInstanceOf(Date);
     expect(stub.calls.filter(isExtraction).map((c) => c.status)).toEqual([400, 200]);

@@ -61,7 +61,7 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
 
   // Bad arguments: tool errors, and the server keeps answering.
   for (const bad of [{ name: 'recall', args: { query: '' } }, { name: 'recall', args: { query: 'x', limit: 'ten' } }, { name: 'remember', args: {} },
-    { name: 'forget', args: { session_id: 's', user_id: 'u' } }, { name: 'forget', args: { memory_id: 'not-a-uuid' } }]) {
+    { name: 'forget', args: { session_id: 's', dataset: 'd' } }, { name: 'forget', args: { memory_id: 'not-a-uuid' } }]) {
     const r = await call(c, bad.name, bad.args);
     expect(r.isError, `${bad.name} ${JSON.stringify(bad.args)}`).toBe(true);
     expect(text(r).length).toBeGreaterThan(5);

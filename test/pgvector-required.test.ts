@@ -6,7 +6,8 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { MemloomError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
-import { freePort } from './support/process.js';
+import { freePort, spawnMemloom } from './support/process.js';
+import { createScratchDatabase, PG_ADMIN_URL } from './support/server-mode.js';
 
 /**
  * A PostgreSQL without pgvector: PGlite started without the extension, served on a port as any
@@ -51,4 +52,43 @@ describe('server mode without pgvector', () => {
     await after.end();
     expect(rowCount).toBe(0);
   });
+});
+
+describe('server mode where the role may not create the extension', () => {
+  it('stops with one line naming pgvector and the fix, creating nothing (not even memloom_migrations)', async () => {
+    const db = await createScratchDatabase('memloom_nopriv');
+    const role = `${db.name}_r`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      // A plain role that owns its database (it may create tables there), as on many hosted servers.
+      await admin.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEROLE`);
+      await admin.query(`ALTER DATABASE ${db.name} OWNER TO ${role}`);
+      const url = new URL(db.url);
+      url.username = role;
+      const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' });
+      const err = await createDeps(config, createLogger(config, process.stderr)).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(MemloomError);
+      expect((err as MemloomError).code).toBe('PGVECTOR_NOT_PERMITTED');
+      expect((err as Error).message).toMatch(/pgvector/);
+      expect((err as Error).message).toContain(`CREATE EXTENSION vector; in database "${db.name}"`);
+
+      // The CLI prints that one line, no stack trace.
+      const cli = spawnMemloom(['migrate'], { DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' });
+      expect((await cli.exited).code).toBe(1);
+      expect(cli.output().trim().split('\n')).toEqual([`memloom migrate: ${(err as Error).message}`]);
+
+      const inDb = new pg.Client({ connectionString: db.url });
+      await inDb.connect();
+      const tables = await inDb.query(`SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`);
+      const ext = await inDb.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
+      await inDb.end();
+      expect(tables.rows).toEqual([]);
+      expect(ext.rowCount).toBe(0);
+    } finally {
+      await db.drop();
+      await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+      await admin.end();
+    }
+  }, 300_000);
 });

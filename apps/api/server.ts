@@ -3,6 +3,7 @@ import type { Worker } from 'bullmq';
 import type { Deps } from '../../src/deps.js';
 import { resolveTenant } from './auth.js';
 import { registerBullBoard } from './bull-board.js';
+import { runAsApi } from '../../src/db/priority.js';
 import { errorHandler } from './errors.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { eventRoutes } from './routes/events.js';
@@ -68,6 +69,10 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) routeTable.push({ method, url: r.url });
   });
+  // On the embedded database the statements of a request go before background work's (src/db/priority.ts);
+  // again before the handler, in case body parsing continued in another async context.
+  app.addHook('onRequest', (_req, _reply, done) => runAsApi(done));
+  app.addHook('preHandler', (_req, _reply, done) => runAsApi(done));
   app.decorateRequest('tenantId', '');
   app.addHook('onRequest', async (req, reply) => {
     try {

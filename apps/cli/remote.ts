@@ -1,4 +1,5 @@
-import type { Config } from '../../src/config.js';
+import { isEmbedded, type Config } from '../../src/config.js';
+import { inUseError, liveOwner } from '../../src/db/data-dir-lock.js';
 import { createApi, type MemloomApi } from '../client/api.js';
 import { flagString, type ParsedArgs } from './args.js';
 
@@ -23,4 +24,19 @@ export function remoteTarget(config: Config, args: ParsedArgs): { url: string; a
 export function remoteApi(config: Config, args: ParsedArgs, timeoutMs = 60_000): MemloomApi & { url: string } {
   const { url, apiKey } = remoteTarget(config, args);
   return { ...createApi({ url, apiKey, fetch: globalThis.fetch, timeoutMs }), url };
+}
+
+/**
+ * For commands that can work on the database directly or through the API (forget, retry): where
+ * to go in embedded mode without --url. The process that owns MEMLOOM_HOME's database (its lock,
+ * src/db/data-dir-lock.ts) is asked through the API it advertised; an owner without an API is a
+ * refusal (the files of a live database are never opened twice); no owner: `undefined`, and the
+ * caller goes on as before (a memloom answering on HOST:PORT, else the database directly).
+ */
+export async function embeddedOwnerUrl(config: Config): Promise<string | undefined> {
+  if (!isEmbedded(config)) return undefined;
+  const owner = await liveOwner(config.MEMLOOM_HOME);
+  if (!owner) return undefined;
+  if (!owner.url) throw inUseError(config.MEMLOOM_HOME, owner);
+  return owner.url;
 }

@@ -97,13 +97,16 @@ export interface MemoryCorrection {
   importance?: number;
 }
 
-export type ForgetScope = { event_id: string } | { session_id: string } | { user_id: string } | { dataset: string };
+/** A session is identified within its user: give user_id with session_id when several users share session ids. */
+export type ForgetScope = { event_id: string } | { session_id: string; user_id?: string } | { user_id: string } | { dataset: string };
 
 export interface ForgetAnswer {
   nothing_to_forget: boolean;
   removed: Record<string, number>;
   updated: Record<string, number>;
   jobs_removed: number;
+  /** User scopes whose working memory was rebuilt at once ('' = memories without a user). */
+  working_memory_refreshed?: string[];
 }
 
 export interface FeedbackRequest {

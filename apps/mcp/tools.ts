@@ -78,20 +78,25 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
 
   server.registerTool('forget', {
     title: 'Forget',
-    description: 'Delete memory for good, following provenance: one memory (memory_id, from recall results), one stored event, a whole session, a user or a dataset. Give exactly one. Only when the user asks to forget something or a memory is wrong and harmful; to correct a memory, remember the correct statement instead.',
+    description: 'Delete memory for good, following provenance: one memory (memory_id, from recall results), one stored event, a session, a user or a dataset. Give exactly one; a session is the configured user\'s unless user_id names another. Only when the user asks to forget something or a memory is wrong and harmful; to correct a memory, remember the correct statement instead.',
     inputSchema: {
       memory_id: z.uuid().optional(),
       event_id: z.uuid().optional(),
       session_id: scope.optional(),
-      user_id: scope.optional(),
+      user_id: scope.optional().describe('alone: everything of this user; with session_id: whose session (default: the configured user)'),
       dataset: scope.optional(),
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   }, (args) => guarded(async () => {
     const given = Object.entries(args).filter(([, v]) => v !== undefined) as Array<[string, string]>;
-    if (given.length !== 1) throw new MemloomError('INPUT_INVALID', 'Give exactly one of memory_id, event_id, session_id, user_id, dataset.', { kind: 'input' });
+    const sessionOfUser = given.length === 2 && args.session_id !== undefined && args.user_id !== undefined;
+    if (given.length !== 1 && !sessionOfUser) throw new MemloomError('INPUT_INVALID', 'Give exactly one of memory_id, event_id, session_id, user_id, dataset (user_id may accompany session_id).', { kind: 'input' });
     const [key, value] = given[0] as [string, string];
-    const r = await backend.forget({ [key]: value } as ForgetScope | { memory_id: string });
+    // A session id is unique only within its user: the configured user's, unless the call names one.
+    const target: ForgetScope | { memory_id: string } = args.session_id !== undefined
+      ? { session_id: args.session_id, ...(user(args.user_id) ? { user_id: user(args.user_id) as string } : {}) }
+      : ({ [key]: value } as ForgetScope | { memory_id: string });
+    const r = await backend.forget(target);
     if (r.nothing_to_forget) return 'Nothing to forget: no such object (or already forgotten).';
     const removed = Object.entries(r.removed).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
     return `Forgotten: ${removed || 'nothing else'}.`;

@@ -8,8 +8,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from '../logger.js';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { inProcessSocketPair } from './in-process-socket.js';
-import { SessionQueue } from './pglite-session-queue.js';
+import { SessionQueue, type SessionHoldStats } from './pglite-session-queue.js';
 import { serveConnection } from './session-connection.js';
 
 export interface EmbeddedDatabase {
@@ -26,6 +27,10 @@ export interface EmbeddedDatabase {
   connect(): Duplex;
   /** Switch the single PGlite session to the application role (after migrations). */
   dropPrivileges(): Promise<void>;
+  /** How long connections held the single session, and waited for it (pglite-session-queue.ts). */
+  sessionStats(opts?: { reset?: boolean }): SessionHoldStats;
+  /** Records this process's API URL in the data directory's lock (data-dir-lock.ts), for CLI commands. */
+  advertise(url: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,16 +50,39 @@ export async function startEmbeddedDatabase(opts: {
   sharedBuffers?: string;
 }): Promise<EmbeddedDatabase> {
   let dataDir = 'memory://';
+  let lock: DataDirLock | undefined;
   if (!opts.inMemory) {
     dataDir = path.resolve(opts.home, 'pgdata');
-    await initDataDir(dataDir, opts.log);
+    await mkdir(opts.home, { recursive: true });
+    // Before anything touches the files: a second process on a live database must never open it.
+    lock = await acquireDataDirLock(opts.home);
   }
+  try {
+    if (lock) await initDataDir(dataDir, opts.log);
+    return await openDatabase(dataDir, lock, opts);
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+}
+
+async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts: { port: number; log: Logger; inMemory?: boolean; sharedBuffers?: string }): Promise<EmbeddedDatabase> {
   // PGlite runs with fsync = off, so its files survive a crash of the process (every write has
   // reached the kernel) but not of the machine. Full-page images in the WAL protect against pages
   // torn by a machine crash only, which fsync = off does not survive anyway; they cost the first
   // write to each page after a checkpoint 8 kB of WAL, and made the first seconds of a fresh start
   // slow (chunk freshness at 50 events/s: p95 1.1-1.4 s with them, 0.4 s without).
-  const postgresqlconf = ['full_page_writes = off', ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : [])];
+  //
+  // PGlite has no checkpointer: a checkpoint runs inside the statement whose WAL passes
+  // max_wal_size. PostgreSQL's 1GB default let pgdata carry 1.5 GB of WAL for 3,000 small events;
+  // 64MB keeps it near 100 MB, and each inline checkpoint has little to write (auto-analyze.ts
+  // also checkpoints on a timer, which bounds the replay after a kill -9).
+  const postgresqlconf = [
+    'full_page_writes = off', "max_wal_size = '64MB'", "min_wal_size = '32MB'",
+    // VACUUM's memory for dead row ids (default 64MB): PGlite's WASM heap keeps whatever it grew to.
+    "maintenance_work_mem = '16MB'",
+    ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : []),
+  ];
   const db = await PGlite.create({ dataDir, extensions: { vector }, postgresqlconf });
   // BullMQ's PostgreSQL backend pins search_path with a startup option, which PGlite ignores;
   // its objects live in schema "bullmq" with singular names that do not clash with ours (plural).
@@ -77,12 +105,18 @@ export async function startEmbeddedDatabase(opts: {
       return client;
     },
     async dropPrivileges() {
-      // pg_maintain: ANALYZE for the application role (auto-analyze.ts), as PGlite has no autovacuum.
-      await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; SET ROLE memloom_app`);
+      // pg_maintain: ANALYZE and VACUUM, pg_checkpoint: CHECKPOINT, for the application role
+      // (auto-analyze.ts), as PGlite has no autovacuum and no checkpointer.
+      await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; GRANT pg_checkpoint TO memloom_app; SET ROLE memloom_app`);
+    },
+    sessionStats: (o) => queue.holdStats(o),
+    async advertise(url) {
+      await lock?.setUrl(url);
     },
     async stop() {
       await server.stop();
       await db.close();
+      await lock?.release();
     },
   };
 }

@@ -27,7 +27,11 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 }
 
 /**
- * Fails fast, before anything is created, when the server cannot give us pgvector ≥ 0.5 (HNSW).
+ * Fails fast, before anything is created, when the server cannot give us pgvector >= 0.5 (HNSW):
+ * not installed on the server, too old, or installed but not creatable by this role (pgvector is
+ * not a trusted extension: CREATE EXTENSION needs a superuser, or a managed service's admin role).
+ * A database that lacks the extension gets it here, in a transaction of its own, so a role that
+ * may not create it fails before the migrations table or anything else exists.
  */
 export async function assertPgvector(client: pg.ClientBase): Promise<void> {
   const { rows } = await client.query<{ default_version: string; installed_version: string | null }>(
@@ -43,6 +47,22 @@ export async function assertPgvector(client: pg.ClientBase): Promise<void> {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major === 0 && minor < 5) {
     throw new MemloomError('PGVECTOR_TOO_OLD', `pgvector ${version} is installed but memloom needs >= 0.5 for HNSW indexes. ${fix}`, { kind: 'unavailable', retryable: false, details: { version } });
+  }
+  if (row.installed_version !== null) return;
+  await client.query('BEGIN');
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    if ((err as { code?: string }).code !== '42501') throw err; // insufficient_privilege
+    const { rows: who } = await client.query<{ role: string; db: string }>('SELECT current_user AS role, current_database() AS db');
+    const { role = '?', db = '?' } = who[0] ?? {};
+    throw new MemloomError(
+      'PGVECTOR_NOT_PERMITTED',
+      `pgvector is installed on the server, but role "${role}" may not create the "vector" extension in database "${db}" (it needs a superuser). Fix: as a superuser run CREATE EXTENSION vector; in database "${db}" once (managed services: enable the "vector" extension), then start memloom again. Nothing was created.`,
+      { kind: 'unavailable', retryable: false, details: { role, database: db } },
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { currentPriority, type DbPriority } from './priority.js';
 
 interface Pending {
   handlerId: number;
@@ -6,7 +7,35 @@ interface Pending {
   onData: (data: Uint8Array) => void;
   resolve: (bytes: number) => void;
   reject: (err: unknown) => void;
+  priority: DbPriority;
+  /** performance.now() when it was queued. */
+  at: number;
 }
+
+/**
+ * A background statement that has waited this long goes next even while API statements wait: the
+ * API goes first, but background work (which the API's answers depend on in the end) never starves.
+ */
+const BACKGROUND_MAX_WAIT_MS = 1_000;
+
+/** How long connections held the session, per priority of the turn's first statement (a turn: first message until the session is idle again). */
+export interface SessionHoldStats {
+  turns: Record<DbPriority, number>;
+  /** Longest turn, in ms. */
+  maxMs: Record<DbPriority, number>;
+  /** Turns longer than 100 ms. */
+  over100Ms: Record<DbPriority, number>;
+  /** Longest wait of a statement for the session, in ms. */
+  maxWaitMs: Record<DbPriority, number>;
+  /**
+   * The five longest turns: their length, how much of it PGlite was running statements (the rest
+   * the connection's owner spent between statements), and their longest statement (what held it).
+   */
+  slowest: Array<{ ms: number; busyMs: number; priority: DbPriority; statementMs: number; sql: string }>;
+}
+
+const zero = (): Record<DbPriority, number> => ({ api: 0, background: 0 });
+const emptyStats = (): SessionHoldStats => ({ turns: zero(), maxMs: zero(), over100Ms: zero(), maxWaitMs: zero(), slowest: [] });
 
 const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
@@ -22,6 +51,10 @@ const LISTEN_RE = /\b(UN)?LISTEN\s+(?:"([^"]+)"|([^\s;\u0000]+))/gi;
  * connections mixed: "portal does not exist", wrong results, hangs under BullMQ load). Here a
  * connection owns the session from its first message until a Sync or simple Query leaves the
  * session idle (no transaction open); only then may another connection's messages run.
+ *
+ * When the session is free, the next turn goes to the oldest API statement before any background
+ * one (src/db/priority.ts), unless a background statement has waited BACKGROUND_MAX_WAIT_MS. A
+ * turn in progress is never interrupted, which is why background work keeps its transactions short.
  */
 export class SessionQueue {
   readonly #db: PGlite;
@@ -31,6 +64,9 @@ export class SessionQueue {
   readonly #push = new Map<number, (data: Uint8Array) => void>();
   #owner: number | null = null;
   #processing = false;
+  /** The current turn: its priority and when it began. */
+  #turn: { priority: DbPriority; start: number; busy: number; top: { ms: number; message: Uint8Array } | null } | null = null;
+  #stats: SessionHoldStats = emptyStats();
 
   constructor(db: PGlite) {
     this.#db = db;
@@ -39,10 +75,51 @@ export class SessionQueue {
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     this.#push.set(handlerId, onData);
     this.#trackListen(handlerId, message);
+    const priority = currentPriority();
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ handlerId, message, onData, resolve, reject });
+      this.#waiting.push({ handlerId, message, onData, resolve, reject, priority, at: performance.now() });
       void this.#process();
     });
+  }
+
+  /** Session hold and wait figures since start, or since the last reset (/metrics, the soak benchmark). */
+  holdStats(opts: { reset?: boolean } = {}): SessionHoldStats {
+    const copy = structuredClone(this.#stats);
+    if (opts.reset) this.#stats = emptyStats();
+    return copy;
+  }
+
+  /** The next turn when the session is free: API first, but not past a background statement waiting too long. */
+  #nextIndex(): number {
+    const first = this.#waiting[0];
+    if (!first || first.priority === 'api') return 0;
+    if (performance.now() - first.at >= BACKGROUND_MAX_WAIT_MS) return 0;
+    const api = this.#waiting.findIndex((p) => p.priority === 'api');
+    return api === -1 ? 0 : api;
+  }
+
+  #beginTurn(item: Pending): void {
+    const now = performance.now();
+    this.#turn = { priority: item.priority, start: now, busy: 0, top: null };
+    this.#stats.turns[item.priority]++;
+    this.#stats.maxWaitMs[item.priority] = Math.max(this.#stats.maxWaitMs[item.priority], now - item.at);
+  }
+
+  #endTurn(): void {
+    const turn = this.#turn;
+    this.#turn = null;
+    this.#owner = null;
+    if (!turn) return;
+    const ms = performance.now() - turn.start;
+    this.#stats.maxMs[turn.priority] = Math.max(this.#stats.maxMs[turn.priority], ms);
+    if (ms <= 100) return;
+    this.#stats.over100Ms[turn.priority]++;
+    const slowest = this.#stats.slowest;
+    if (slowest.length < 5 || ms > (slowest[slowest.length - 1] as { ms: number }).ms) {
+      const top = turn.top;
+      slowest.push({ ms: Math.round(ms), busyMs: Math.round(turn.busy), priority: turn.priority, statementMs: Math.round(top?.ms ?? 0), sql: top ? statementText(top.message) : '' });
+      slowest.sort((a, b) => b.ms - a.ms).splice(5);
+    }
   }
 
   getQueueLength(): number {
@@ -65,7 +142,7 @@ export class SessionQueue {
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {
     if (this.#owner !== handlerId) return;
     if (this.#db.isInTransaction()) await this.#db.exec('ROLLBACK');
-    this.#owner = null;
+    this.#endTurn();
     void this.#process();
   }
 
@@ -74,12 +151,21 @@ export class SessionQueue {
     this.#processing = true;
     try {
       for (;;) {
-        const index = this.#owner === null ? 0 : this.#waiting.findIndex((p) => p.handlerId === this.#owner);
+        const index = this.#owner === null ? this.#nextIndex() : this.#waiting.findIndex((p) => p.handlerId === this.#owner);
         if (index === -1 || this.#waiting.length === 0) break; // the owner has not sent its next message yet
         const item = this.#waiting.splice(index, 1)[0] as Pending;
+        if (this.#owner === null) this.#beginTurn(item);
         this.#owner = item.handlerId;
         let bytes = 0;
         const router = new NotificationRouter((channel, msg) => this.#notify(channel, msg));
+        const began = performance.now();
+        const account = () => {
+          const turn = this.#turn;
+          if (!turn) return;
+          const ms = performance.now() - began;
+          turn.busy += ms;
+          if (!turn.top || ms > turn.top.ms) turn.top = { ms, message: item.message };
+        };
         try {
           await this.#db.runExclusive(() =>
             this.#db.execProtocolRawStream(item.message, {
@@ -91,13 +177,15 @@ export class SessionQueue {
             }),
           );
         } catch (err) {
+          account();
           item.reject(err);
-          if (!this.#db.isInTransaction()) this.#owner = null;
+          if (!this.#db.isInTransaction()) this.#endTurn();
           continue;
         }
+        account();
         const startup = item.message.length >= 8 && item.message[0] === 0x00;
         const type = startup ? 0x00 : lastMessageType(item.message);
-        if ((type === SYNC || type === QUERY || type === TERMINATE || startup) && !this.#db.isInTransaction()) this.#owner = null;
+        if ((type === SYNC || type === QUERY || type === TERMINATE || startup) && !this.#db.isInTransaction()) this.#endTurn();
         item.resolve(bytes);
       }
     } finally {
@@ -146,6 +234,18 @@ function* frontendMessages(messages: Uint8Array): Generator<{ type: number; star
     yield { type: messages[pos] as number, start: pos, end };
     pos = end;
   }
+}
+
+/** The start of the first Query or Parse text of a batch (for the slowest-turn figures). */
+function statementText(messages: Uint8Array): string {
+  for (const m of frontendMessages(messages)) {
+    if (m.type !== QUERY && m.type !== PARSE) continue;
+    const body = Buffer.from(messages.buffer, messages.byteOffset + m.start + 5, m.end - m.start - 5);
+    // Parse: statement name, NUL, query text; Query: the text.
+    const text = m.type === PARSE ? body.subarray(body.indexOf(0) + 1) : body;
+    return text.toString('utf8', 0, Math.min(text.length, 160)).replace(/\u0000.*$/su, '').replace(/\s+/g, ' ').trim();
+  }
+  return '';
 }
 
 function lastMessageType(messages: Uint8Array): number | undefined {

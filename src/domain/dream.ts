@@ -1,5 +1,5 @@
 /**
- * Auto-dream consolidation as pure functions (DESIGN §3 stage 5): given the active memories of one
+ * Auto-dream consolidation as pure functions (stage 5, workers/README.md): given the active memories of one
  * user scope, plan which near-duplicates merge, which pairs get `enriches` / `challenges` links and
  * which memories are crystals. The plan is a fixed point: applying it and planning again yields an
  * empty plan, so a second dream in a row changes nothing.
@@ -89,8 +89,19 @@ const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
  * negated: a contradiction is linked `challenges` (same kind and subject, cosine ≥ `related`)
  * and both sides stay active. Same-kind memories about the same named subject with a cosine in
  * [related, same) are linked `enriches` (the newer adds detail to the older).
+ *
+ * `neighbours` (symmetric: id → ids) restricts every comparison to candidate pairs, the nearest
+ * neighbours a vector search found for the new memories: the plan then costs O(pairs), not
+ * O(memories²), and a memory is only compared with memories it is adjacent to. Without it every
+ * pair is compared.
  */
-export function planDream(memories: readonly DreamMemory[], linked: ReadonlySet<string>, t: ReconcileThresholds, rule: CrystalRule = CRYSTAL_RULE): DreamPlan {
+export function planDream(
+  memories: readonly DreamMemory[],
+  linked: ReadonlySet<string>,
+  t: ReconcileThresholds,
+  rule: CrystalRule = CRYSTAL_RULE,
+  neighbours?: ReadonlyMap<string, ReadonlySet<string>>,
+): DreamPlan {
   const keys = new Map(memories.map((m) => [m.id, looseKey(m.content)]));
   const neg = new Map(memories.map((m) => [m.id, negated(m.content)]));
   const sim = (a: DreamMemory, b: DreamMemory) => (a.vector && b.vector ? cosine(a.vector, b.vector) : 0);
@@ -103,10 +114,18 @@ export function planDream(memories: readonly DreamMemory[], linked: ReadonlySet<
     return sameSubject(rep, m) && sim(rep, m) >= t.same ? 'replaces' : null;
   };
 
-  const clusters: Array<{ rep: DreamMemory; members: Array<{ m: DreamMemory; relation: MergeRelation }> }> = [];
+  type Cluster = { rep: DreamMemory; members: Array<{ m: DreamMemory; relation: MergeRelation }>; index: number };
+  const clusters: Cluster[] = [];
+  const clusterOfRep = new Map<string, Cluster>();
+  // The clusters whose representative `m` may be compared with, in creation order.
+  const candidateClusters = (m: DreamMemory): Cluster[] => {
+    if (!neighbours) return clusters;
+    const near = [...(neighbours.get(m.id) ?? [])].map((id) => clusterOfRep.get(id)).filter((c): c is Cluster => c !== undefined);
+    return near.sort((a, b) => a.index - b.index);
+  };
   for (const m of [...memories].sort(byPriority)) {
     let joined = false;
-    for (const c of clusters) {
+    for (const c of candidateClusters(m)) {
       const relation = mergeRelation(c.rep, m);
       if (relation) {
         c.members.push({ m, relation });
@@ -114,7 +133,11 @@ export function planDream(memories: readonly DreamMemory[], linked: ReadonlySet<
         break;
       }
     }
-    if (!joined) clusters.push({ rep: m, members: [] });
+    if (!joined) {
+      const c: Cluster = { rep: m, members: [], index: clusters.length };
+      clusters.push(c);
+      clusterOfRep.set(m.id, c);
+    }
   }
 
   const merges: DreamMerge[] = clusters
@@ -128,17 +151,23 @@ export function planDream(memories: readonly DreamMemory[], linked: ReadonlySet<
 
   const links: DreamLink[] = [];
   const reps = clusters.map((c) => c.rep);
-  for (let i = 0; i < reps.length; i++) {
-    for (let j = i + 1; j < reps.length; j++) {
+  const repPairs = function* (): Generator<[DreamMemory, DreamMemory]> {
+    for (let i = 0; i < reps.length; i++) {
       const a = reps[i] as DreamMemory;
-      const b = reps[j] as DreamMemory;
-      if (a.kind !== b.kind || !sameSubject(a, b) || linked.has(pairKey(a.id, b.id))) continue;
-      const s = sim(a, b);
-      if (s < t.related) continue;
-      const [from, to] = newer(a, b) ? [a, b] : [b, a];
-      if (neg.get(a.id) !== neg.get(b.id)) links.push({ from: from.id, to: to.id, relation: 'challenges' });
-      else if (a.subjectId !== null && s < t.same) links.push({ from: from.id, to: to.id, relation: 'enriches' });
+      if (neighbours) {
+        for (const c of candidateClusters(a)) if (c.index > i) yield [a, c.rep];
+      } else {
+        for (let j = i + 1; j < reps.length; j++) yield [a, reps[j] as DreamMemory];
+      }
     }
+  };
+  for (const [a, b] of repPairs()) {
+    if (a.kind !== b.kind || !sameSubject(a, b) || linked.has(pairKey(a.id, b.id))) continue;
+    const s = sim(a, b);
+    if (s < t.related) continue;
+    const [from, to] = newer(a, b) ? [a, b] : [b, a];
+    if (neg.get(a.id) !== neg.get(b.id)) links.push({ from: from.id, to: to.id, relation: 'challenges' });
+    else if (a.subjectId !== null && s < t.same) links.push({ from: from.id, to: to.id, relation: 'enriches' });
   }
 
   const crystals: DreamPlan['crystals'] = [];
@@ -169,6 +198,8 @@ export interface DreamTriggerState {
   newSessions: number;
   /** Memories recorded since the last dream (or ever, before the first). */
   newMemories: number;
+  /** The last run stopped at a cap with new memories left. */
+  backlog?: boolean;
 }
 
 export interface DreamTriggerPolicy {
@@ -177,10 +208,14 @@ export interface DreamTriggerPolicy {
   memories: number;
 }
 
-export type DreamTrigger = 'sessions' | 'memories' | 'interval';
+export type DreamTrigger = 'backlog' | 'sessions' | 'memories' | 'interval';
 
-/** Whichever fires first: N new sessions, N new memories, or the interval — and only with something new to consolidate. */
+/**
+ * Whichever fires first: a backlog the last run left (at once), N new sessions, N new memories, or
+ * the interval — and only with something new to consolidate.
+ */
 export function dreamTrigger(s: DreamTriggerState, p: DreamTriggerPolicy, now: Date): DreamTrigger | null {
+  if (s.backlog) return 'backlog';
   if (s.newSessions === 0 && s.newMemories === 0) return null;
   if (s.newSessions >= p.sessions) return 'sessions';
   if (s.newMemories >= p.memories) return 'memories';

@@ -4,8 +4,11 @@ import { identifier } from '../input.js';
 const scopeValue = identifier(200);
 
 /**
- * What to forget: exactly one of a stored event id (the uuid POST /v1/events answered), a
- * session, a user or a dataset of the caller's tenant.
+ * What to forget in the caller's tenant: exactly one of a stored event id (the uuid POST
+ * /v1/events answered), a session, a user or a dataset. A session is identified within its user:
+ * `{session_id, user_id}` is that user's session only; `{session_id}` alone is accepted while the
+ * session id belongs to one user scope (or to events without a user) and refused with
+ * SESSION_AMBIGUOUS when several users have a session of that id (docs/api.md, "Forget").
  */
 export const ForgetScope = z
   .object({
@@ -15,7 +18,10 @@ export const ForgetScope = z
     dataset: scopeValue.optional(),
   })
   .strict()
-  .refine((s) => Object.values(s).filter((v) => v !== undefined).length === 1, { message: 'exactly one of event_id, session_id, user_id, dataset' });
+  .refine((s) => {
+    const given = Object.values(s).filter((v) => v !== undefined).length;
+    return given === 1 || (given === 2 && s.session_id !== undefined && s.user_id !== undefined);
+  }, { message: 'exactly one of event_id, session_id, user_id, dataset (user_id may accompany session_id)' });
 export type ForgetScope = z.infer<typeof ForgetScope>;
 
 /** What a forget removed (rows, by object type) and what it changed on objects that survive. */
@@ -53,6 +59,11 @@ export interface ForgetResult {
   };
   /** Waiting or delayed pipeline jobs that referred only to forgotten events. */
   jobs_removed: number;
+  /**
+   * User scopes whose working memory was refreshed at once (API answer and file) because the
+   * forget removed memories or events of theirs; '' is the scope of memories without a user.
+   */
+  working_memory_refreshed: string[];
 }
 
 export function zeroCounts(): ForgetCounts {

@@ -4,6 +4,7 @@ import { MemloomError } from '../errors.js';
 import { translateError } from '../errors-translate.js';
 import { withTenant } from '../db/pool.js';
 import { insertJobDeadLetter } from '../db/sql/dead-letters.js';
+import { failJobEvents } from '../db/sql/failed-events.js';
 import { enqueueAll } from './enqueue.js';
 import type { QueueName } from './names.js';
 import type { AnyStage, NextJob } from './stage.js';
@@ -128,9 +129,12 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
       log.error({ jobId: job.id, err: { message: err.message } }, 'job failed permanently');
       deps.metrics.deadLetters.inc({ queue: name });
       const tenantId = typeof job.data?.tenantId === 'string' ? job.data.tenantId : 'default';
-      void withTenant(deps.db, tenantId, (tx) =>
-        insertJobDeadLetter(tx, { queue: name, jobId: String(job.id), message: err.message, payload: JSON.stringify(job.data ?? null) }),
-      ).catch((dlErr: unknown) => log.error({ err: dlErr, jobId: job.id }, 'dead letter not recorded'));
+      // Its events become `failed` with the reason in the same transaction: pending_events stops
+      // counting work that will not finish by itself, and /v1/jobs/retry puts both back.
+      void withTenant(deps.db, tenantId, async (tx) => {
+        await insertJobDeadLetter(tx, { queue: name, jobId: String(job.id), message: err.message, payload: JSON.stringify(job.data ?? null) });
+        await failJobEvents(tx, name, job.data, err.message);
+      }).catch((dlErr: unknown) => log.error({ err: dlErr, jobId: job.id }, 'dead letter not recorded'));
     });
     worker.on('error', (err) => log.error({ err }, 'worker error'));
     workers.push(worker);

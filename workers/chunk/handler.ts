@@ -1,5 +1,5 @@
 import { withTenant } from '../../src/db/pool.js';
-import { chunkedByJob, eventsToChunk, insertChunks, type NewChunk } from '../../src/db/sql/chunks.js';
+import { chunkedByJob, eventsToChunk, insertChunks, lockTriaged, type NewChunk } from '../../src/db/sql/chunks.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import { chunkText } from '../../src/domain/chunking.js';
 import { contentHash, ftsDocument } from '../../src/domain/text.js';
@@ -8,33 +8,38 @@ import { embedJob } from '../embed/schema.js';
 import { CHUNK_MAX_TOKENS, CHUNK_OVERLAP_TOKENS, ChunkInput, chunkKey } from './schema.js';
 
 /**
- * Token-aware chunks on paragraph and sentence boundaries, with offsets into the event. Pure CPU
- * plus one transaction; replay-safe through UNIQUE (event_id, idx) and the `triaged` status check.
+ * Token-aware chunks on paragraph and sentence boundaries, with offsets into the event. A read,
+ * the chunking (CPU) outside any transaction, so PGlite's one session is not held while it runs,
+ * then one write transaction that re-locks the events still `triaged` and writes only theirs;
+ * replay-safe through UNIQUE (event_id, idx) and that status check.
  */
 export const chunk = defineStage({
   name: 'chunk',
   input: ChunkInput,
   key: chunkKey,
   async handle({ tenantId, eventIds }, { deps, job }) {
-    return withTenant(deps.db, tenantId, async (tx) => {
-      const events = await eventsToChunk(tx, eventIds);
-      // Read in the same transaction (one wait for PGlite's session less), also on a replay that
-      // finds nothing left to chunk: events this job chunked, per its run rows, go on to embedding.
-      if (events.length === 0) return { chunks: 0, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
-      const rows: NewChunk[] = [];
-      for (const e of events) {
-        for (const c of chunkText(e.content, { maxTokens: CHUNK_MAX_TOKENS, overlapTokens: CHUNK_OVERLAP_TOKENS })) {
-          rows.push({
-            event_id: e.id, idx: c.index, content: c.text, start_offset: c.start, end_offset: c.end, tokens: c.tokens,
-            content_hash: contentHash(c.text), fts_doc: ftsDocument(c.text),
-            dataset: e.dataset, user_id: e.user_id, agent_id: e.agent_id, session_id: e.session_id, occurred_at: e.occurred_at,
-          });
-        }
+    const events = await withTenant(deps.db, tenantId, (tx) => eventsToChunk(tx, eventIds));
+    const rows: NewChunk[] = [];
+    for (const e of events) {
+      for (const c of chunkText(e.content, { maxTokens: CHUNK_MAX_TOKENS, overlapTokens: CHUNK_OVERLAP_TOKENS })) {
+        rows.push({
+          event_id: e.id, idx: c.index, content: c.text, start_offset: c.start, end_offset: c.end, tokens: c.tokens,
+          content_hash: contentHash(c.text), fts_doc: ftsDocument(c.text),
+          dataset: e.dataset, user_id: e.user_id, agent_id: e.agent_id, session_id: e.session_id, occurred_at: e.occurred_at,
+        });
       }
+    }
+    return withTenant(deps.db, tenantId, async (tx) => {
+      // Events chunked (or forgotten) since the read are left alone; a replay that finds nothing
+      // left to chunk still hands on the events this job chunked, per its run rows.
+      const still = events.length === 0 ? [] : await lockTriaged(tx, events.map((e) => e.id));
+      if (still.length === 0) return { chunks: 0, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
+      const mine = new Set(still);
+      const written = rows.filter((r) => mine.has(r.event_id));
       const runId = await startRun(tx, { stage: 'chunk', jobId: job.id });
-      await insertChunks(tx, rows, events.map((e) => e.id), runId);
-      await finishRun(tx, runId, { events: events.length, chunks: rows.length });
-      return { chunks: rows.length, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
+      await insertChunks(tx, written, still, runId);
+      await finishRun(tx, runId, { events: still.length, chunks: written.length });
+      return { chunks: written.length, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
     });
   },
   // Events this job chunked (its run rows say so, also on a retry after the commit) go on to

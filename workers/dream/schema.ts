@@ -11,8 +11,14 @@ export const DreamInput = z.object({
 });
 export type DreamInput = z.infer<typeof DreamInput>;
 
-/** Memories of one scope a dream considers (the newest); clustering compares pairs within kinds. */
-export const DREAM_MAX_MEMORIES = 3000;
+/** Nearest neighbours each new memory is compared with (merges, links): a run costs O(new × this). */
+export const DREAM_NEIGHBOURS = 8;
+
+/**
+ * On a server, how far behind now() a dream's stored cursor stays (src/db/sql/dream.ts saveCursor):
+ * longer than any transaction that writes memories runs, so none commits behind the cursor.
+ */
+export const DREAM_SETTLE_MS = 60_000;
 
 /** One pending dream per (tenant, user): while it waits, later triggers add nothing. */
 export const dreamDedupId = (i: Pick<DreamInput, 'tenantId' | 'userId'>): string => `dream-${i.tenantId}-${scopeToken(i.userId)}`;

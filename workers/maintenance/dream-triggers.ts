@@ -7,9 +7,9 @@ import type { NextJob } from '../../src/queue/stage.js';
 import { DreamInput, dreamJob, dreamKey } from '../dream/schema.js';
 
 /**
- * The `dream-triggers` task: for every user scope with active memories, enqueue a dream when the
- * first of its triggers fires — DREAM_SESSIONS new sessions, DREAM_MEMORIES new memories, or
- * DREAM_INTERVAL_MS since the last dream — and only if something is new since then. Dream jobs
+ * The `dream-triggers` task: for every user scope with memories recorded since its last dream,
+ * enqueue a dream when the first of its triggers fires — a backlog the last run left, DREAM_SESSIONS
+ * new sessions, DREAM_MEMORIES new memories, or DREAM_INTERVAL_MS since the last dream. Dream jobs
  * are deduplicated per (tenant, user) while one is pending, and capped per tenant by the gate
  * when they run.
  */
@@ -19,7 +19,7 @@ export async function enqueueDueDreams(deps: Deps, now = new Date()): Promise<{ 
   for (const tenantId of await listTenants(deps.db)) {
     const scopes = await withTenant(deps.db, tenantId, (tx) => dreamScopeStats(tx));
     for (const s of scopes) {
-      const trigger = dreamTrigger({ lastDreamAt: s.last_dream_at, firstMemoryAt: s.first_at, newSessions: s.new_sessions, newMemories: s.new_memories }, policy, now);
+      const trigger = dreamTrigger({ lastDreamAt: s.last_dream_at, firstMemoryAt: s.first_at, newSessions: s.new_sessions, newMemories: s.new_memories, backlog: s.backlog }, policy, now);
       if (trigger) jobs.push(dreamJob(tenantId, s.user_id, trigger));
     }
   }

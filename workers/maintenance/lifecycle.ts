@@ -5,8 +5,10 @@ import type { Deps } from '../../src/deps.js';
 import { archiveBlockers, decayValue, type DecayPolicy } from '../../src/domain/decay.js';
 import { contentHash } from '../../src/domain/text.js';
 
-const SWEEP_BATCH = 500;
-const DECAY_PAGE = 1_000;
+// Rows per transaction: each batch is a short transaction, so the API (and PGlite's one session)
+// never waits long behind the sweep or the decay refresh, whatever the number of memories.
+const SWEEP_BATCH = 100;
+const DECAY_PAGE = 250;
 
 export interface SweepResult {
   /** Memories that got an expiry from TTL_DEFAULTS. */
@@ -26,7 +28,11 @@ export interface SweepResult {
 export async function sweepExpired(deps: Deps): Promise<SweepResult> {
   const result: SweepResult = { ttl_defaults: 0, expired: 0, reactivated: 0 };
   for (const tenantId of await listTenants(deps.db)) {
-    result.ttl_defaults += await withTenant(deps.db, tenantId, (tx) => applyTtlDefaults(tx, deps.config.TTL_DEFAULTS));
+    for (;;) {
+      const n = await withTenant(deps.db, tenantId, (tx) => applyTtlDefaults(tx, deps.config.TTL_DEFAULTS, SWEEP_BATCH));
+      result.ttl_defaults += n;
+      if (n < SWEEP_BATCH) break;
+    }
     for (;;) {
       const n = await withTenant(deps.db, tenantId, async (tx) => {
         const ids = await expiredMemoryIds(tx, SWEEP_BATCH);

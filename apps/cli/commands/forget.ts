@@ -4,8 +4,9 @@ import { MemloomError } from '../../../src/errors.js';
 import { ForgetScope, forget, type ForgetResult } from '../../../src/forget/index.js';
 import type { Logger } from '../../../src/logger.js';
 import { flagString, type ParsedArgs } from '../args.js';
+import { defaultUrl, embeddedOwnerUrl } from '../remote.js';
 
-const USAGE = 'usage: memloom forget --session S | --user U | --dataset D | --event E [--url URL] [--api-key KEY] [--tenant T]';
+const USAGE = 'usage: memloom forget --session S [--user U] | --user U | --dataset D | --event E [--url URL] [--api-key KEY] [--tenant T]';
 const FLAG_TO_KEY = { session: 'session_id', user: 'user_id', dataset: 'dataset', event: 'event_id' } as const;
 
 export interface ForgetIo {
@@ -13,19 +14,21 @@ export interface ForgetIo {
 }
 
 /**
- * `memloom forget --session S | --user U | --dataset D | --event E`: forgets one scope and prints
- * the counts JSON on stdout.
+ * `memloom forget --session S [--user U] | --user U | --dataset D | --event E`: forgets one scope
+ * and prints the counts JSON on stdout (`--session` with `--user`: that user's session only).
  *
  * Through the API when `--url` is given (the API key picks the tenant), or in embedded mode when
- * a memloom already runs on this machine: its process owns the embedded database, which must not
- * be opened twice. Otherwise the database is opened directly (`--tenant`, default `default`).
+ * a memloom already runs on this MEMLOOM_HOME (the API its data-directory lock names) or answers on
+ * HOST:PORT: its process owns the embedded database, which must not be opened twice. Otherwise the database is opened directly (`--tenant`, default `default`).
  */
 export async function forgetCommand(config: Config, log: Logger, args: ParsedArgs, io: ForgetIo = { stdout: process.stdout }): Promise<void> {
   const scope = parseScope(args);
   const url = flagString(args, 'url');
   const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
   let result: ForgetResult | undefined;
+  const ownerUrl = url === undefined ? await embeddedOwnerUrl(config) : undefined;
   if (url !== undefined) result = await viaApi(url, scope, apiKey);
+  else if (ownerUrl !== undefined) result = await viaApi(ownerUrl, scope, apiKey);
   else if (isEmbedded(config)) result = await viaApi(defaultUrl(config), scope, apiKey, { unreachableOk: true });
   if (result === undefined) {
     const deps = await createDeps(config, log);
@@ -40,10 +43,15 @@ export async function forgetCommand(config: Config, log: Logger, args: ParsedArg
 
 function parseScope(args: ParsedArgs): ForgetScope {
   const given = Object.entries(FLAG_TO_KEY).filter(([flag]) => args.flags.has(flag));
-  if (given.length !== 1) throw new ConfigError(USAGE);
-  const [flag, key] = given[0] as [string, (typeof FLAG_TO_KEY)[keyof typeof FLAG_TO_KEY]];
-  const parsed = ForgetScope.safeParse({ [key]: flagString(args, flag) });
-  if (!parsed.success) throw new ConfigError(`invalid --${flag}: ${parsed.error.issues[0]?.message ?? 'bad value'}\n${USAGE}`);
+  const sessionOfUser = given.length === 2 && args.flags.has('session') && args.flags.has('user');
+  if (given.length !== 1 && !sessionOfUser) throw new ConfigError(USAGE);
+  const scope = Object.fromEntries(given.map(([flag, key]) => [key, flagString(args, flag)]));
+  const parsed = ForgetScope.safeParse(scope);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const flag = given.find(([, key]) => key === issue?.path[0])?.[0] ?? given[0]?.[0];
+    throw new ConfigError(`invalid --${flag}: ${issue?.message ?? 'bad value'}\n${USAGE}`);
+  }
   return parsed.data;
 }
 
@@ -71,9 +79,4 @@ async function viaApi(url: string, scope: ForgetScope, apiKey: string | undefine
 function isConnectionRefused(err: unknown): boolean {
   const cause = (err as { cause?: { code?: string } }).cause;
   return cause?.code === 'ECONNREFUSED';
-}
-
-function defaultUrl(config: Config): string {
-  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '::1' : config.HOST;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`;
 }

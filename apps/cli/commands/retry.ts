@@ -5,6 +5,7 @@ import type { Logger } from '../../../src/logger.js';
 import { QUEUE_NAMES, isQueueName } from '../../../src/queue/names.js';
 import { retryFailedJobs, type RetryResult } from '../../../src/queue/retry.js';
 import { flagString, type ParsedArgs } from '../args.js';
+import { defaultUrl, embeddedOwnerUrl } from '../remote.js';
 
 const USAGE = 'usage: memloom retry --queue Q | --all [--url URL] [--api-key KEY] [--tenant T]';
 
@@ -14,10 +15,12 @@ export interface RetryIo {
 
 /**
  * `memloom retry --queue Q | --all`: failed jobs back to waiting, their dead letters marked
- * retried; prints `{retried, total, dead_letters_marked}` on stdout.
+ * retried, their failed events restored; prints `{retried, total, dead_letters_marked, events_restored}`
+ * on stdout.
  *
  * Through the API (POST /v1/jobs/retry) when `--url` is given (the API key picks the tenant), or
- * in embedded mode when a memloom already runs here (its process owns the embedded database).
+ * in embedded mode when a memloom already runs on this MEMLOOM_HOME (the API its data-directory lock
+ * names) or answers on HOST:PORT (its process owns the embedded database).
  * Otherwise the queues and database are opened directly (`--tenant`, default `default`).
  */
 export async function retryCommand(config: Config, log: Logger, args: ParsedArgs, io: RetryIo = { stdout: process.stdout }): Promise<void> {
@@ -25,7 +28,9 @@ export async function retryCommand(config: Config, log: Logger, args: ParsedArgs
   const url = flagString(args, 'url');
   const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
   let result: RetryResult | undefined;
+  const ownerUrl = url === undefined ? await embeddedOwnerUrl(config) : undefined;
   if (url !== undefined) result = await viaApi(url, body, apiKey);
+  else if (ownerUrl !== undefined) result = await viaApi(ownerUrl, body, apiKey);
   else if (isEmbedded(config)) result = await viaApi(defaultUrl(config), body, apiKey, { unreachableOk: true });
   if (result === undefined) {
     const deps = await createDeps(config, log);
@@ -66,9 +71,4 @@ async function viaApi(url: string, body: object, apiKey: string | undefined, opt
     throw new MemloomError(answer.error?.code ?? 'RETRY_FAILED', `retry failed (${res.status}): ${answer.error?.message ?? res.statusText}`, { kind: res.status < 500 ? 'input' : 'upstream' });
   }
   return answer;
-}
-
-function defaultUrl(config: Config): string {
-  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '::1' : config.HOST;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`;
 }

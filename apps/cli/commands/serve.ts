@@ -12,6 +12,7 @@ import { isLoopback } from '../../api/auth.js';
 import { startWatcher, type RunningWatcher } from '../../watcher/watcher.js';
 import { MemloomError } from '../../../src/errors.js';
 import { startMetricsServer, type MetricsServer } from '../../../src/metrics-server.js';
+import { defaultUrl } from '../remote.js';
 
 export interface Roles {
   api: boolean;
@@ -53,7 +54,10 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
       // /readyz reports this process's workers' provider readiness too.
       app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] }, workers: workers?.workers ?? [] });
       await app.listen({ host: config.HOST, port: config.PORT });
-      log.info({ url: `http://${config.HOST}:${(app.server.address() as { port: number }).port}`, admin: '/admin/queues' }, 'memloom api listening');
+      const port = (app.server.address() as { port: number }).port;
+      log.info({ url: `http://${config.HOST}:${port}`, admin: '/admin/queues' }, 'memloom api listening');
+      // CLI commands on this MEMLOOM_HOME find the API in the data directory's lock and go there.
+      await deps.embedded?.advertise(defaultUrl({ ...config, PORT: port }));
     }
     // A port of its own for Prometheus, in any process: a scraper that cannot send the admin key
     // (pod annotations) reads it there, on a port the Service does not expose.

@@ -12,13 +12,20 @@ export interface EventToChunk {
   occurred_at: Date;
 }
 
+/** The `triaged` events among `ids`, read without a lock (the chunk stage chunks them outside any transaction). */
 export async function eventsToChunk(tx: Queryable, ids: string[]): Promise<EventToChunk[]> {
   const { rows } = await tx.query<EventToChunk>(
     `SELECT id, type, content, dataset, user_id, agent_id, session_id, occurred_at FROM events
-     WHERE id = ANY($1::uuid[]) AND status = 'triaged' ORDER BY seq FOR UPDATE`,
+     WHERE id = ANY($1::uuid[]) AND status = 'triaged' ORDER BY seq`,
     [ids],
   );
   return rows;
+}
+
+/** Locks the events among `ids` that are still `triaged` (in the write transaction); returns their ids. */
+export async function lockTriaged(tx: Queryable, ids: string[]): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(`SELECT id FROM events WHERE id = ANY($1::uuid[]) AND status = 'triaged' ORDER BY seq FOR UPDATE`, [ids]);
+  return rows.map((r) => r.id);
 }
 
 export interface NewChunk {

@@ -1,5 +1,5 @@
 /**
- * Hard deletion following provenance (DESIGN §4: forget is a DELETE of the row and its vector; a
+ * Hard deletion following provenance (docs/architecture.md, "Storage and data model": forget is a DELETE of the row and its vector; a
  * shared object survives while another event still supports it). Every function runs inside the
  * caller's withTenant transaction, so row-level security scopes it to one tenant and a forget is
  * all or nothing. Each is idempotent: a second run finds nothing to delete.
@@ -17,23 +17,44 @@ export interface ScopeEvents {
   extractKeys: string[];
   /** Earliest receive time among them (bounds the llm_cache purge). */
   minReceivedAt: Date | null;
+  /** Their user scopes ('' for events without a user): whose working memory may change. */
+  users: string[];
 }
 
-/** The events of one scope, locked so a concurrent stage cannot move them while we delete. */
-export async function scopeEvents(tx: Queryable, key: ScopeKey, value: string): Promise<ScopeEvents> {
-  const { rows } = await tx.query<{ id: string; extract_key: string | null; received_at: Date }>(
-    `SELECT id, extract_key, received_at FROM events WHERE ${SCOPE_COLUMN[key]} = $1 ORDER BY seq FOR UPDATE`,
-    [value],
+/** One forget scope: an events column and its value; a session may be narrowed to its user. */
+export interface EventScope {
+  key: ScopeKey;
+  value: string;
+  /** With key session_id: only that user's session (a session is identified within its user). */
+  userId?: string | undefined;
+}
+
+type ScopeRow = { id: string; extract_key: string | null; received_at: Date; user_key: string };
+
+/** The first `limit` events of one scope, locked so a concurrent stage cannot move them while we delete. */
+export async function scopeEvents(tx: Queryable, scope: EventScope, limit: number): Promise<ScopeEvents> {
+  const byUser = scope.key === 'session_id' && scope.userId !== undefined;
+  const { rows } = await tx.query<ScopeRow>(
+    `SELECT id, extract_key, received_at, coalesce(user_id, '') AS user_key FROM events
+     WHERE ${SCOPE_COLUMN[scope.key]} = $1 ${byUser ? 'AND user_id = $3' : ''} ORDER BY seq LIMIT $2 FOR UPDATE`,
+    byUser ? [scope.value, limit, scope.userId] : [scope.value, limit],
   );
   return toScopeEvents(rows);
 }
 
-function toScopeEvents(rows: Array<{ id: string; extract_key: string | null; received_at: Date }>): ScopeEvents {
+/** How many user scopes ('' counting as one) have events in a session of this id. */
+export async function sessionUserCount(tx: Queryable, sessionId: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(`SELECT count(DISTINCT coalesce(user_id, ''))::int AS n FROM events WHERE session_id = $1`, [sessionId]);
+  return rows[0]?.n ?? 0;
+}
+
+function toScopeEvents(rows: ScopeRow[]): ScopeEvents {
   const times = rows.map((r) => r.received_at.getTime());
   return {
     ids: rows.map((r) => r.id),
     extractKeys: [...new Set(rows.map((r) => r.extract_key).filter((k): k is string => k !== null))],
     minReceivedAt: times.length > 0 ? new Date(Math.min(...times)) : null,
+    users: [...new Set(rows.map((r) => r.user_key))],
   };
 }
 
@@ -46,8 +67,8 @@ function toScopeEvents(rows: Array<{ id: string; extract_key: string | null; rec
  * excluded. Call before the events are deleted (their chunks and provenance go by cascade).
  */
 export async function feedbackEventsQuoting(tx: Queryable, eventIds: string[]): Promise<ScopeEvents> {
-  const { rows } = await tx.query<{ id: string; extract_key: string | null; received_at: Date }>(
-    `SELECT ev.id, ev.extract_key, ev.received_at FROM events ev
+  const { rows } = await tx.query<ScopeRow>(
+    `SELECT ev.id, ev.extract_key, ev.received_at, coalesce(ev.user_id, '') AS user_key FROM events ev
      WHERE NOT ev.id = ANY($1::uuid[]) AND ev.id IN (
        SELECT f.event_id FROM feedback f JOIN recall_log r ON r.id = f.recall_id
        WHERE f.event_id IS NOT NULL
@@ -55,6 +76,22 @@ export async function feedbackEventsQuoting(tx: Queryable, eventIds: string[]): 
            OR EXISTS (SELECT 1 FROM chunks c WHERE c.id = ANY(r.result_ids) AND c.event_id = ANY($1::uuid[]))))
      ORDER BY ev.seq FOR UPDATE`,
     [eventIds],
+  );
+  return toScopeEvents(rows);
+}
+
+/**
+ * The `feedback` events whose recall returned one of these memories: such an event carries the
+ * memory's words (src/memories/feedback.ts), so deleting the memory deletes it too. Locked like
+ * scopeEvents. Call before the memories are deleted.
+ */
+export async function feedbackEventsQuotingMemories(tx: Queryable, memoryIds: string[]): Promise<ScopeEvents> {
+  const { rows } = await tx.query<ScopeRow>(
+    `SELECT ev.id, ev.extract_key, ev.received_at, coalesce(ev.user_id, '') AS user_key FROM events ev
+     WHERE ev.id IN (SELECT f.event_id FROM feedback f JOIN recall_log r ON r.id = f.recall_id
+                     WHERE f.event_id IS NOT NULL AND r.result_ids && $1::uuid[])
+     ORDER BY ev.seq FOR UPDATE`,
+    [memoryIds],
   );
   return toScopeEvents(rows);
 }
@@ -140,6 +177,8 @@ export async function deleteEdges(tx: Queryable, ids: string[]): Promise<Removed
 
 export interface RemovedMemories extends Removed {
   relations: Removed;
+  /** User scopes ('' for none) of the deleted memories: whose working memory changes. */
+  users: string[];
   /** Predecessors made current again. */
   reactivated: string[];
 }
@@ -154,7 +193,7 @@ export interface RemovedMemories extends Removed {
  */
 export async function deleteMemories(tx: Queryable, ids: string[]): Promise<RemovedMemories> {
   const none = { rows: 0, provenance: 0, vectors: 0, texts: [] };
-  if (ids.length === 0) return { ...none, relations: none, reactivated: [] };
+  if (ids.length === 0) return { ...none, relations: none, reactivated: [], users: [] };
   const { rows: preds } = await tx.query<{ id: string }>(
     `SELECT id FROM memories WHERE superseded_by = ANY($1::uuid[]) AND status = 'superseded' AND NOT id = ANY($1::uuid[])`,
     [ids],
@@ -164,8 +203,8 @@ export async function deleteMemories(tx: Queryable, ids: string[]): Promise<Remo
     [ids],
   );
   const relations = await deleteRelations(tx, rels.map((r) => r.id));
-  const { rows: gone } = await tx.query<{ content: string; has_vector: boolean }>(
-    'DELETE FROM memories WHERE id = ANY($1::uuid[]) RETURNING content, embedding IS NOT NULL AS has_vector',
+  const { rows: gone } = await tx.query<{ content: string; has_vector: boolean; user_key: string }>(
+    `DELETE FROM memories WHERE id = ANY($1::uuid[]) RETURNING content, embedding IS NOT NULL AS has_vector, coalesce(user_id, '') AS user_key`,
     [ids],
   );
   const prov = await tx.query(`DELETE FROM provenance WHERE object_type = 'memory' AND object_id = ANY($1::uuid[])`, [ids]);
@@ -181,7 +220,7 @@ export async function deleteMemories(tx: Queryable, ids: string[]): Promise<Remo
   );
   return {
     rows: gone.length, provenance: prov.rowCount ?? 0, vectors: gone.filter((g) => g.has_vector).length,
-    texts: gone.map((g) => g.content), relations, reactivated: back.map((b) => b.id),
+    texts: gone.map((g) => g.content), relations, reactivated: back.map((b) => b.id), users: [...new Set(gone.map((g) => g.user_key))],
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Forgetting over time (DESIGN §3 stage 6): per-kind default TTLs, the expiry sweep's selection,
+ * Forgetting over time (stage 6, docs/architecture.md "The pipeline"): per-kind default TTLs, the expiry sweep's selection,
  * decay refresh and archiving, restore. Every function runs in the caller's withTenant
  * transaction and is idempotent (a second run finds nothing left to change).
  */
@@ -9,16 +9,17 @@ import type { Queryable } from '../pool.js';
  * Per-kind default TTL (TTL_DEFAULTS): memories of those kinds without an expiry get
  * occurred_at + the default. insertMemory(ies) already set it at insert when given the defaults;
  * this catches rows inserted before that (or before a kind got a default). An event's own ttl
- * (set at insert) always wins, since only NULL expiries are filled. Returns the number of
- * memories that got an expiry.
+ * (set at insert) always wins, since only NULL expiries are filled. At most `limit` memories per
+ * call (the caller loops, a short transaction each). Returns the number that got an expiry.
  */
-export async function applyTtlDefaults(tx: Queryable, defaults: ReadonlyMap<string, string>): Promise<number> {
+export async function applyTtlDefaults(tx: Queryable, defaults: ReadonlyMap<string, string>, limit: number): Promise<number> {
   if (defaults.size === 0) return 0;
   const { rowCount } = await tx.query(
     `UPDATE memories m SET expires_at = m.occurred_at + d.ttl::interval, updated_at = now()
      FROM jsonb_to_recordset($1::jsonb) AS d(kind text, ttl text)
-     WHERE m.kind = d.kind AND m.expires_at IS NULL`,
-    [JSON.stringify([...defaults].map(([kind, ttl]) => ({ kind, ttl })))],
+     WHERE m.id IN (SELECT id FROM memories WHERE expires_at IS NULL AND kind = ANY($2::text[]) LIMIT $3 FOR UPDATE SKIP LOCKED)
+       AND m.kind = d.kind AND m.expires_at IS NULL`,
+    [JSON.stringify([...defaults].map(([kind, ttl]) => ({ kind, ttl }))), [...defaults.keys()], limit],
   );
   return rowCount ?? 0;
 }

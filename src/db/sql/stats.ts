@@ -2,6 +2,8 @@ import type { Queryable } from '../pool.js';
 
 export interface ObjectCounts {
   events: number;
+  /** Events a dead-lettered job left `failed` (not pending; POST /v1/jobs/retry puts them back). */
+  events_failed: number;
   chunks: number;
   memories: number;
   memories_active: number;
@@ -22,6 +24,7 @@ export async function countObjects(tx: Queryable): Promise<{ objects: ObjectCoun
   const { rows } = await tx.query<ObjectCounts & { pending_events: number }>(`
     SELECT
       (SELECT count(*) FROM events)::int AS events,
+      (SELECT count(*) FROM events WHERE status = 'failed')::int AS events_failed,
       (SELECT count(*) FROM chunks)::int AS chunks,
       (SELECT count(*) FROM memories)::int AS memories,
       (SELECT count(*) FROM memories WHERE status = 'active')::int AS memories_active,
