@@ -24,7 +24,8 @@ import { startRoles } from '../apps/cli/commands/serve.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
 import { withTenant, type Queryable } from '../src/db/pool.js';
-import { entitiesInQuery, keywordSearch, loadMemories as loadMemoryRows, memoriesOfEntities, neighbourEntities, setVectorSearch, vectorSearch } from '../src/db/sql/recall.js';
+import { keywordSearch } from '../src/db/sql/recall-bm25.js';
+import { entitiesInQuery, loadMemories as loadMemoryRows, memoriesOfEntities, neighbourEntities, setVectorSearch, vectorSearch } from '../src/db/sql/recall.js';
 import { ftsQuery, normalizeText } from '../src/domain/text.js';
 import { createLogger } from '../src/logger.js';
 import { USERS, loadMemories, query, rng, vocabulary, type Vocabulary } from './bench-recall-corpus.js';
@@ -127,7 +128,7 @@ async function breakdown(deps: Deps, v: Vocabulary, samples: number): Promise<Re
     const { vectors } = await timed('embed', () => deps.providers.embeddings.embed([text], 'query'));
     const vec = vectors[0] as number[];
     const a = await timed('vector', () => run((tx) => vectorSearch(tx, 'memories', scope, vec, deps.providers.embeddings.dimensions, 40)));
-    const b = await timed('keyword', () => run((tx) => keywordSearch(tx, 'memories', scope, ftsQuery(text), 40)));
+    const b = await timed('keyword', () => run((tx) => keywordSearch(tx, 'memories', scope, ftsQuery(text).join(' '), 40)));
     const c = await timed('entity_graph', () => run(async (tx) => {
       const named = await entitiesInQuery(tx, ` ${normalizeText(text)} `, ftsQuery(text), 10);
       const hops = named.length > 0 ? await neighbourEntities(tx, named, 2, 50) : new Map<string, number>();
@@ -159,7 +160,7 @@ async function explain(deps: Deps, v: Vocabulary): Promise<void> {
     } } as unknown as Queryable;
     const terms = ftsQuery(text);
     await vectorSearch(explaining, 'memories', scope, vec, deps.providers.embeddings.dimensions, 40);
-    await keywordSearch(explaining, 'memories', scope, terms, 40);
+    await keywordSearch(explaining, 'memories', scope, terms.join(' '), 40);
     const named = await entitiesInQuery(explaining, ` ${normalizeText(text)} `, terms, 10);
     const hops = named.length > 0 ? await neighbourEntities(explaining, named, 2, 50) : new Map<string, number>();
     await memoriesOfEntities(explaining, scope, [...named, ...hops.keys()], 40);

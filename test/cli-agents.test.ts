@@ -47,7 +47,7 @@ afterAll(async () => {
 
 describe('memloom CLI against a running instance', () => {
   it('recall prints ranked results, or the JSON answer with --json', async () => {
-    const r = await memloom(['recall', 'which database did we choose', '--user', 'u-cli', '--limit', '3']);
+    const r = await memloom(['recall', 'which database did we choose', '--user', 'u-cli', '--limit', '3', '--mode', 'memories']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ 1\. \d\.\d{3} {2}\[decision\] We decided to use PostgreSQL/);
     const j = await memloom(['recall', 'Acme', '--mode', 'chunks', '--json']);

@@ -42,7 +42,7 @@ describe('client against a running memloom', () => {
     expect(stats.objects.events).toBe(3);
     expect(Object.keys(stats.queues)).toContain('extract');
 
-    const answer = await client.recall({ query: 'which database did we choose', user_id: 'u-c' });
+    const answer = await client.recall({ query: 'which database did we choose', user_id: 'u-c', mode: 'memories' });
     expect(answer.results[0]?.content).toContain('PostgreSQL');
     expect(answer.recall_id).toMatch(/^[0-9a-f-]{36}$/);
     expect((await client.feedback({ recall_id: answer.recall_id, score: 5 })).duplicate).toBe(false);

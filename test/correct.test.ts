@@ -14,7 +14,7 @@ async function patch(id: string, body: unknown): Promise<{ status: number; body:
 }
 const rows = (text: string, params: unknown[] = []) => withTenant(m.deps.db, 'default', async (tx) => (await tx.query(text, params)).rows);
 const recallIds = async (body: Record<string, unknown>) => {
-  const r = await postJson(`${m.url}/v1/recall`, { user_id: USER, limit: 20, ...body });
+  const r = await postJson(`${m.url}/v1/recall`, { user_id: USER, limit: 20, mode: 'memories', ...body });
   expect(r.status).toBe(200);
   return (r.body.results as Array<{ id: string }>).map((x) => x.id);
 };

@@ -13,7 +13,7 @@ const settled = (events: number) =>
     return s.objects.events === events && s.pending_events === 0;
   }, { timeoutMs: 240_000, what: 'pipeline' });
 const recall = async (query: string, limit = 3) => {
-  const r = await postJson(`${m.url}/v1/recall`, { query, user_id: USER, limit });
+  const r = await postJson(`${m.url}/v1/recall`, { query, user_id: USER, limit, mode: 'memories' });
   expect(r.status).toBe(200);
   return r.body as { recall_id: string; results: Array<{ id: string; content: string; source: { event_ids: string[] } }> };
 };

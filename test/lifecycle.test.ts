@@ -200,7 +200,7 @@ describe('decay and archiving', () => {
 
   it('keeps archived memories out of default recall, and restores them', async () => {
     const [{ id }] = await rows<{ id: string }>(`SELECT id FROM memories WHERE user_id = 'arc' AND status = 'archived' AND kind = 'fact'`) as [{ id: string }];
-    const recallIds = async () => ((await postJson(`${m.url}/v1/recall`, { query: 'stale fact nobody asked about', user_id: 'arc' })).body.results as Array<{ id: string }>).map((x) => x.id);
+    const recallIds = async () => ((await postJson(`${m.url}/v1/recall`, { query: 'stale fact nobody asked about', user_id: 'arc', mode: 'memories' })).body.results as Array<{ id: string }>).map((x) => x.id);
     expect(await recallIds()).not.toContain(id);
 
     const r = await postJson(`${m.url}/v1/memories/${id}/restore`, {});

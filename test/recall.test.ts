@@ -30,7 +30,8 @@ beforeAll(async () => {
 afterAll(async () => m?.close());
 
 const recall = async (body: Record<string, unknown>) => {
-  const r = await postJson(`${m.url}/v1/recall`, body);
+  // These tests are about memories; the default mode (chunks) has its own test below.
+  const r = await postJson(`${m.url}/v1/recall`, { mode: 'memories', ...body });
   expect(r.status).toBe(200);
   return r.body as { recall_id: string; took_ms: number; results: Array<{ id: string; type: string; content: string; score: number; scores: Record<string, number>; kind?: string; status?: string; source: { event_ids: string[]; session_id: string | null } }> };
 };
@@ -42,7 +43,7 @@ describe('recall', () => {
     const top = r.results[0];
     expect(top?.content).toMatch(/PostgreSQL/);
     expect(top?.type).toBe('memory');
-    expect(Object.keys(top?.scores ?? {}).sort()).toEqual(['boost', 'entity', 'freshness', 'graph', 'importance', 'keyword', 'vector']);
+    expect(Object.keys(top?.scores ?? {}).sort()).toEqual(['boost', 'entity', 'freshness', 'graph', 'importance', 'keyword', 'relevance', 'vector']);
     expect(top?.scores.vector).toBeGreaterThan(0);
     expect(top?.source.event_ids.length).toBeGreaterThan(0);
     for (let i = 1; i < r.results.length; i++) expect(r.results[i - 1]!.score).toBeGreaterThanOrEqual(r.results[i]!.score);
@@ -77,6 +78,17 @@ describe('recall', () => {
     expect(auto.results.length).toBeGreaterThan(0);
     const graph = await recall({ query: 'PostgreSQL', mode: 'graph' });
     for (const t of graph.results) expect(t.type).toBe('triplet');
+  });
+
+  it('answers with evidence chunks by default, ranked by relevance before freshness', async () => {
+    const r = await postJson(`${m.url}/v1/recall`, { query: 'which database did we choose for memory?', user_id: 'alice' });
+    expect(r.status).toBe(200);
+    const results = r.body.results as Array<{ type: string; content: string; scores: Record<string, number> }>;
+    expect(results.every((x) => x.type === 'chunk')).toBe(true);
+    // A month-old answer outranks yesterday's unrelated turns.
+    expect(results[0]?.content).toContain('PostgreSQL with pgvector');
+    expect(results[0]?.scores).toMatchObject({ relevance: 1, keyword: 1 });
+    expect(results.some((x) => (x.scores.freshness ?? 0) > (results[0]?.scores.freshness ?? 1))).toBe(true);
   });
 
   it('changes no memory content and records access signals', async () => {

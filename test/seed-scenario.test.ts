@@ -85,7 +85,7 @@ async function expectNoViolations(): Promise<void> {
 
 interface Result { id: string; type: string; content: string; source: { event_ids: string[] } }
 async function recall(body: object): Promise<{ recall_id: string; results: Result[] }> {
-  const r = await postJson(`${m.url}/v1/recall`, { limit: 20, ...body });
+  const r = await postJson(`${m.url}/v1/recall`, { limit: 20, mode: 'memories', ...body });
   expect(r.status).toBe(200);
   return r.body;
 }

@@ -49,7 +49,7 @@ export const COMMANDS: CommandSpec[] = [
   { name: 'recall', summary: 'searches a running memloom and prints the ranked results', args: '"<query>"',
     flags: {
       user: str('U', 'only this user\u2019s memory'), session: str('S', 'only this session'), agent: str('A', 'only this agent'), dataset: str('D', 'only this dataset'),
-      mode: str('M', 'memories (default) | chunks | graph | auto'), limit: str('N', 'results, 1-100 (default 10)'), kinds: str('k1,k2', 'only these memory kinds'),
+      mode: str('M', 'chunks (default) | memories | graph | auto'), limit: str('N', 'results, 1-100 (default 10)'), kinds: str('k1,k2', 'only these memory kinds'),
       json: bool('print the API\u2019s JSON answer'), ...REMOTE_FLAGS,
     }, load: async () => (await import('./commands/recall.js')).recallCommand },
   { name: 'stats', summary: 'object counts, queue counts and pending events of a running memloom', flags: { json: bool('print the API\u2019s JSON answer'), ...REMOTE_FLAGS },
@@ -80,7 +80,11 @@ export const COMMANDS: CommandSpec[] = [
     details: 'Configured through MEMLOOM_URL, MEMLOOM_API_KEY, MEMLOOM_USER_ID, EVENTS_DIR, MEMLOOM_HOME (see docs/agents.md).',
     load: async () => async (_c, _l, args) => (await import('../hook/main.js')).main(args.positionals) },
   { name: 'bench', summary: 'retrieval quality on a LoCoMo-format file (evidence recall@5/10/25)', args: 'recall',
-    flags: { locomo: str('FILE', 'LoCoMo-format JSON'), conversations: str('N', 'first N conversations'), embedder: str('MODEL', 'EMBEDDINGS_MODEL for the run') },
+    flags: {
+      locomo: str('FILE', 'LoCoMo-format JSON'), samples: str('IDS', 'conversations by sample id, comma-separated (conv-26,conv-30)'), conversations: str('N', 'first N conversations'),
+      embedder: str('MODEL', 'EMBEDDINGS_MODEL for the run'), misses: str('N', 'print N questions whose evidence the default mode missed at 10'),
+      strategies: str('LIST', 'only these strategies (auto,chunks,memories,graph,bm25-only,vector-only,plain-bm25)'),
+    },
     load: async () => (await import('./commands/bench/index.js')).bench },
 ];
 

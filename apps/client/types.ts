@@ -23,6 +23,7 @@ export interface RecallRequest {
   dataset?: string;
   kinds?: MemoryKind[];
   limit?: number;
+  /** Default `chunks` (docs/recall.md "Modes"). */
   mode?: RecallMode;
   since?: string;
   until?: string;

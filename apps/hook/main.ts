@@ -79,7 +79,7 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
       await record([{ type: 'message', role: 'user', content: input.prompt }]);
       const n = Number(env.MEMLOOM_HOOK_RECALL ?? 0);
       if (Number.isInteger(n) && n > 0) {
-        const found = await api.recall({ query: input.prompt.slice(0, 10_000), user_id: user, limit: Math.min(n, 20) }).catch((err: Error) => void io.stderr(`memloom-hook: recall failed: ${err.message}\n`));
+        const found = await api.recall({ query: input.prompt.slice(0, 10_000), user_id: user, limit: Math.min(n, 20), mode: 'memories' }).catch((err: Error) => void io.stderr(`memloom-hook: recall failed: ${err.message}\n`));
         if (found && found.results.length > 0) {
           const lines = found.results.map((r) => `- [${r.kind ?? r.type}, ${r.occurred_at.slice(0, 10)}] ${r.content}`).join('\n');
           io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: `Relevant memories (memloom):\n${lines}` } })}\n`);

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { EVENT_ROLES, EVENT_TYPES } from '../../src/events/constants.js';
 import { MEMORY_KINDS } from '../../src/domain/vocabulary.js';
-import { RECALL_MODES } from '../../src/recall/schema.js';
+import { DEFAULT_RECALL_MODE, RECALL_MODES } from '../../src/recall/schema.js';
 import { MemloomError } from '../../src/errors.js';
 import type { ForgetAnswer, ForgetScope, RecallAnswer, RecallRequest } from '../client/types.js';
 import type { MemloomEvent } from '../client/wire.js';
@@ -59,10 +59,10 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
 
   server.registerTool('recall', {
     title: 'Recall',
-    description: 'Search long-term memory before answering questions about earlier work, decisions, preferences, people or facts. Hybrid search (meaning + keywords + entities + recency). mode "memories" (default) returns distilled statements; "chunks" the raw evidence from past messages; "graph" relations between entities; "auto" a mix. Results are ranked, best first, each with its kind, date and score.',
+    description: 'Search long-term memory before answering questions about earlier work, decisions, preferences, people or facts. Hybrid search (meaning + keywords + entities + recency). mode "chunks" (default) returns the raw evidence from past messages (each with the neighbouring turns in its index key); "memories" distilled statements; "graph" relations between entities; "auto" memories and chunks together. Results are ranked, best first, each with its kind, date and score.',
     inputSchema: {
       query: z.string().trim().min(1).max(10_000).describe('a question or keywords, e.g. "which database did we choose and why"'),
-      mode: z.enum(RECALL_MODES).default('memories'),
+      mode: z.enum(RECALL_MODES).default(DEFAULT_RECALL_MODE),
       limit: z.number().int().min(1).max(50).default(8),
       user_id: scope.optional().describe('whose memory to search (default: the configured user)'),
       session_id: scope.optional().describe('only this session'),

@@ -1,33 +1,57 @@
-import { keywordSearch, loadChunks, vectorSearch } from '../db/sql/recall.js';
-import { byScore, fuse } from '../domain/scoring.js';
+import { keywordSearch } from '../db/sql/recall-bm25.js';
+import { loadChunks, vectorSearch } from '../db/sql/recall.js';
+import { INTENT, RELEVANCE, SESSION_WEIGHT, zScores } from '../domain/scoring.js';
+import { hasTimeExpression, namesParticipant } from '../domain/query-intent.js';
 import type { RecallContext } from './context.js';
-import { normalise, toMap } from './memories.js';
+import { normalise, rank, type Candidate } from './rank.js';
 import type { RecallResult } from './schema.js';
 
 export type ChunkRetrievers = 'hybrid' | 'vector' | 'keyword';
 
-/** Raw evidence: chunks by vector and full text, fused like memories (importance from the event, 5 by default). */
-export async function recallChunks(ctx: RecallContext, limit: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<RecallResult[]> {
-  const k = Math.max(40, limit * 4);
+/** Candidates per retriever: wide enough that fusion can reorder, small enough to stay fast. */
+export const candidates = (limit: number) => Math.max(40, limit * 4);
+
+/**
+ * Raw evidence: chunks by key vector and BM25 over their keys (with the session prior), fused on
+ * z-scores, with the query-intent adjustments: the query names the chunk's speaker, or asks about
+ * time and the chunk holds a time expression; a short own text lowers it (src/domain/scoring.ts). Baselines (`vector`, `keyword`) rank by that one
+ * signal alone, so they measure that retriever and nothing else.
+ */
+export async function chunkCandidates(ctx: RecallContext, k: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<Candidate[]> {
   const [vector, keyword] = await Promise.all([
     retrievers === 'keyword' ? [] : ctx.run((tx) => vectorSearch(tx, 'chunks', ctx.scope, ctx.vector, ctx.dims, k)),
-    retrievers === 'vector' ? [] : ctx.run((tx) => keywordSearch(tx, 'chunks', ctx.scope, ctx.terms, k)),
+    retrievers === 'vector' ? [] : ctx.run((tx) => keywordSearch(tx, 'chunks', ctx.scope, ctx.queryDoc, k, SESSION_WEIGHT)),
   ]);
-  const vec = toMap(vector);
-  const kw = normalise(toMap(keyword));
-  const rows = await ctx.run((tx) => loadChunks(tx, [...new Set([...vec.keys(), ...kw.keys()])]));
-  return rows
-    .map((c): RecallResult => {
-      const signals = { vector: vec.get(c.id), keyword: kw.get(c.id), occurredAt: c.occurred_at, importance: c.importance ?? 5 };
-      const { score, scores } = fuse(signals, ctx.now);
-      // Baselines rank by their single signal alone, so they measure that retriever and nothing else.
-      const ranked = retrievers === 'vector' ? scores.vector : retrievers === 'keyword' ? scores.keyword : score;
-      return {
-        id: c.id, type: 'chunk', content: c.content, score: ranked, scores,
+  const vec = new Map(vector.map((h) => [h.id, Number(h.score)]));
+  const kw = normalise(new Map(keyword.map((h) => [h.id, h.score])));
+  const ids = [...new Set([...vec.keys(), ...kw.keys()])];
+  const rows = await ctx.run((tx) => loadChunks(tx, ids));
+  const zk = zScores(ids, kw);
+  const zv = zScores(ids, vec);
+  const out = rows.map((c): Candidate => {
+    let rel: number;
+    if (retrievers === 'keyword') rel = kw.get(c.id) ?? 0;
+    else if (retrievers === 'vector') rel = vec.get(c.id) ?? 0;
+    else {
+      rel = RELEVANCE.keyword * (zk.get(c.id) ?? 0) + RELEVANCE.vector * (zv.get(c.id) ?? 0);
+      if (namesParticipant(ctx.queryWords, c.speaker)) rel += INTENT.speaker;
+      if (ctx.asksAboutTime && hasTimeExpression(c.content)) rel += INTENT.temporal;
+      // Very short turns ("Thanks!", "Wow") rarely hold evidence but match through their neighbours.
+      rel += INTENT.length * (Math.min(c.tokens, 24) / 24 - 1);
+    }
+    return {
+      rel,
+      signals: { vector: vec.get(c.id), keyword: kw.get(c.id), occurredAt: c.occurred_at, importance: c.importance ?? 5 },
+      result: {
+        id: c.id, type: 'chunk', content: c.content,
         occurred_at: c.occurred_at.toISOString(), recorded_at: c.created_at.toISOString(),
         source: { event_ids: [c.event_id], session_id: c.session_id, dataset: c.dataset },
-      };
-    })
-    .sort(byScore)
-    .slice(0, limit);
+      },
+    };
+  });
+  return out;
+}
+
+export async function recallChunks(ctx: RecallContext, limit: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<RecallResult[]> {
+  return rank(await chunkCandidates(ctx, candidates(limit), retrievers), ctx.now, limit);
 }

@@ -3,6 +3,7 @@ import { withTenant, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import type { RecallScope } from '../db/sql/recall-filters.js';
 import { ftsQuery, normalizeText } from '../domain/text.js';
+import { asksAboutTime, queryWords } from '../domain/query-intent.js';
 import { runInGateScope } from '../providers/gate-scope.js';
 import type { RecallInput } from './schema.js';
 
@@ -13,6 +14,12 @@ export interface RecallContext {
   input: RecallInput;
   scope: RecallScope;
   terms: string[];
+  /** The query as a full-text document (its ftsQuery tokens), for BM25. */
+  queryDoc: string;
+  /** The query's words, stopwords kept (to match participants' names). */
+  queryWords: Set<string>;
+  /** The query asks about time ("when", "how long", …): items with time expressions are favoured. */
+  asksAboutTime: boolean;
   normalizedQuery: string;
   vector: number[];
   dims: number;
@@ -43,6 +50,7 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
   // HNSW candidates per search: 200 keeps recall@10 at 0.99 of an exact scan on the m = 8 graphs
   // (prisma/migrations/20261130020000_hnsw_build_params).
   const ef = Math.max(200, input.limit * 8);
+  const terms = ftsQuery(input.query);
   return {
     deps,
     tenantId,
@@ -51,7 +59,10 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
       userId: input.user_id, agentId: input.agent_id, sessionId: input.session_id, dataset: input.dataset, kinds: input.kinds,
       since: input.since, until: input.until, asOf: input.as_of, includeHistory: input.include_history,
     },
-    terms: ftsQuery(input.query),
+    terms,
+    queryDoc: terms.join(' '),
+    queryWords: queryWords(input.query),
+    asksAboutTime: asksAboutTime(input.query),
     normalizedQuery: ` ${normalizeText(input.query)} `,
     vector: vectors[0] as number[],
     dims: embeddings.dimensions,

@@ -1,12 +1,13 @@
 import type { Deps } from '../deps.js';
-import { byScore } from '../domain/scoring.js';
+import { AUTO_MEMORY_SCALE, INTENT } from '../domain/scoring.js';
 import { withTenant, type Queryable, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import { recordRecall } from '../db/sql/recall-graph.js';
-import { recallChunks } from './chunks.js';
+import { candidates, chunkCandidates, recallChunks } from './chunks.js';
 import { recallContext, type RecallContext } from './context.js';
 import { recallGraph } from './graph.js';
-import { recallMemories } from './memories.js';
+import { memoryCandidates, recallMemories } from './memories.js';
+import { rank } from './rank.js';
 import type { RecallInput, RecallResult } from './schema.js';
 
 export interface RecallAnswer {
@@ -16,7 +17,7 @@ export interface RecallAnswer {
 }
 
 /**
- * The fast path of DESIGN §5: no LLM call. `memories` (default), `chunks` (raw evidence), `graph`
+ * The fast path, no LLM call (docs/recall.md). `chunks` (raw evidence, the default), `memories`, `graph`
  * (triplets) or `auto` (memories first, then evidence chunks and triplets, within the limit).
  * Recall adds no memory; it logs the recall (its id is the handle for feedback) and access signals.
  */
@@ -67,14 +68,27 @@ async function retrieve(ctx: RecallContext): Promise<RecallResult[]> {
 }
 
 /**
- * Memories and evidence chunks ranked together by their fused scores (chunks whose event already
- * backs a returned memory are dropped as redundant), plus up to a fifth of the slots for triplets.
+ * Memories and evidence chunks ranked together on one relevance scale (each pool's retrievers are
+ * z-scored, so the pools compare); a chunk supporting a memory the query found is lifted
+ * (INTENT.provenance times the memory's relevance); chunks whose events all back a returned memory
+ * are dropped as redundant; up to a fifth of the slots go to triplets.
  */
 async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
   const graphSlots = Math.floor(limit / 5);
-  const [memories, chunks, triplets] = await Promise.all([recallMemories(ctx, limit), recallChunks(ctx, limit), graphSlots > 0 ? recallGraph(ctx, graphSlots) : []]);
-  const covered = new Set(memories.flatMap((m) => m.source.event_ids));
-  const evidence = chunks.filter((c) => !c.source.event_ids.every((e) => covered.has(e)));
-  const textual = [...memories, ...evidence].sort(byScore).slice(0, limit - Math.min(graphSlots, triplets.length));
+  const k = candidates(limit);
+  const [memories, chunks, triplets] = await Promise.all([memoryCandidates(ctx, k), chunkCandidates(ctx, k), graphSlots > 0 ? recallGraph(ctx, graphSlots) : []]);
+  const support = new Map<string, number>();
+  for (const m of memories) for (const e of m.result.source.event_ids) support.set(e, Math.max(support.get(e) ?? 0, m.rel));
+  for (const m of memories) m.rel *= AUTO_MEMORY_SCALE;
+  for (const c of chunks) c.rel += INTENT.provenance * Math.max(0, ...c.result.source.event_ids.map((e) => support.get(e) ?? 0));
+  const slots = limit - Math.min(graphSlots, triplets.length);
+  const textual: RecallResult[] = [];
+  const covered = new Set<string>();
+  for (const r of rank([...memories, ...chunks], ctx.now, memories.length + chunks.length)) {
+    if (textual.length >= slots) break;
+    if (r.type === 'chunk' && r.source.event_ids.every((e) => covered.has(e))) continue;
+    if (r.type === 'memory') for (const e of r.source.event_ids) covered.add(e);
+    textual.push(r);
+  }
   return [...textual, ...triplets.slice(0, limit - textual.length)];
 }

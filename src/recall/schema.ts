@@ -7,6 +7,8 @@ const time = timestamp();
 
 export const RECALL_MODES = ['memories', 'chunks', 'graph', 'auto'] as const;
 export type RecallMode = (typeof RECALL_MODES)[number];
+/** What an agent asking a question gets without choosing (docs/recall.md "Modes"). */
+export const DEFAULT_RECALL_MODE: RecallMode = 'chunks';
 
 /** POST /v1/recall (DESIGN §5). */
 export const RecallInput = z
@@ -18,7 +20,7 @@ export const RecallInput = z
     dataset: id.optional(),
     kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional(),
     limit: z.number().int().min(1).max(100).default(10),
-    mode: z.enum(RECALL_MODES).default('memories'),
+    mode: z.enum(RECALL_MODES).default(DEFAULT_RECALL_MODE),
     since: time.optional(),
     until: time.optional(),
     /** "What did we believe at time T": versions valid then, superseded or not. */
@@ -30,6 +32,8 @@ export const RecallInput = z
 export type RecallInput = z.infer<typeof RecallInput>;
 
 export interface ResultScores {
+  /** Keyword and vector fused on z-scores with the query-intent adjustments, scaled to [0, 1] over the query's candidates. */
+  relevance: number;
   vector: number;
   keyword: number;
   entity: number;

@@ -17,6 +17,8 @@ interface ChunkVector {
   event_id: string;
   content: string;
   embedding: string | null;
+  /** The chunk's own vector; `embedding` is its key vector, which carries session neighbours. */
+  own_embedding: string | null;
   embedding_model: string | null;
   embedding_dims: number | null;
 }
@@ -48,7 +50,7 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     return ids;
   }
   const vectorsOf = (ids: string[]) =>
-    sql<ChunkVector>(m.deps.db, 'SELECT event_id, content, embedding::text AS embedding, embedding_model, embedding_dims FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY event_id, idx', [ids]);
+    sql<ChunkVector>(m.deps.db, 'SELECT event_id, content, embedding::text AS embedding, own_embedding::text AS own_embedding, embedding_model, embedding_dims FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY event_id, idx', [ids]);
   const statusOf = async (id: string) => (await sql<{ status: string }>(m.deps.db, 'SELECT status FROM events WHERE id = $1', [id]))[0]?.status;
 
   it('embeds every chunk of a batch in one provider call, stores model and dimensions, and hands sessions to extraction', async () => {
@@ -66,7 +68,7 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     expect(calls[0]?.body).toMatchObject({ model: 'stub-embed', dimensions: DIMS, encoding_format: 'float' });
     for (const row of await vectorsOf(ids)) {
       expect(row).toMatchObject({ embedding_model: 'stub-embed', embedding_dims: DIMS });
-      const v = fromVectorSql(row.embedding as string);
+      const v = fromVectorSql(row.own_embedding as string);
       const expected = stubEmbedding(row.content, DIMS);
       expect(v).toHaveLength(DIMS);
       v.forEach((x, i) => expect(x).toBeCloseTo(expected[i] as number, 5));

@@ -1,7 +1,7 @@
 import { ConfigError, type Config } from '../../../src/config.js';
 import type { Logger } from '../../../src/logger.js';
 import { MEMORY_KINDS } from '../../../src/domain/vocabulary.js';
-import { RECALL_MODES } from '../../../src/recall/schema.js';
+import { DEFAULT_RECALL_MODE, RECALL_MODES } from '../../../src/recall/schema.js';
 import type { MemoryKind, RecallAnswer, RecallMode } from '../../client/types.js';
 import { flagString, type ParsedArgs } from '../args.js';
 import { remoteApi } from '../remote.js';
@@ -15,7 +15,7 @@ export interface Io {
 export async function recallCommand(config: Config, _log: Logger, args: ParsedArgs, io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<void> {
   const query = args.positionals.join(' ').trim();
   if (query === '') throw new ConfigError('usage: memloom recall "<query>" [options]; see memloom recall --help');
-  const mode = flagString(args, 'mode') ?? 'memories';
+  const mode = flagString(args, 'mode') ?? DEFAULT_RECALL_MODE;
   if (!(RECALL_MODES as readonly string[]).includes(mode)) throw new ConfigError(`invalid --mode: expected one of ${RECALL_MODES.join(', ')}`);
   const limitText = flagString(args, 'limit') ?? '10';
   const limit = Number(limitText);

@@ -45,22 +45,39 @@ export interface NewChunk {
 }
 
 /**
- * Inserts chunks and moves their events to `chunked`, in the caller's transaction.
+ * Inserts chunks and moves their events to `chunked`, in the caller's transaction, then builds the
+ * index keys of the new chunks and of their session neighbours (refreshChunkKeys).
  * Idempotent: UNIQUE (event_id, idx) with DO NOTHING, and only `triaged` events move.
  */
 export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<void> {
   if (chunks.length > 0) {
-    await tx.query(
-      `INSERT INTO chunks (event_id, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at, fts, run_id)
-       SELECT event_id, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at,
-              to_tsvector('simple', fts_doc), $2
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO chunks (event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at, fts, run_id)
+       SELECT x.event_id, e.seq, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, x.dataset, x.user_id, x.agent_id, x.session_id, x.occurred_at,
+              to_tsvector('simple', x.fts_doc), $2
        FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, idx int, content text, start_offset int, end_offset int, tokens int,
             content_hash text, fts_doc text, dataset text, user_id text, agent_id text, session_id text, occurred_at timestamptz)
-       ON CONFLICT (event_id, idx) DO NOTHING`,
+       JOIN events e ON e.id = x.event_id
+       ON CONFLICT (event_id, idx) DO NOTHING
+       RETURNING id`,
       [JSON.stringify(chunks), runId],
     );
+    // New chunks have no vector yet, so their neighbours' key vectors do not change.
+    await refreshChunkKeys(tx, rows.map((r) => r.id), 'fts');
   }
   await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
+}
+
+/**
+ * Rebuilds the index keys (full text and vector) of `chunkIds` and of their neighbours in their
+ * sessions (docs/recall.md "Index keys"). Takes each session's transaction-scoped lock first, in
+ * its own statement, so the rebuild reads the chunks of any writer of the same session that
+ * committed meanwhile: two turns written concurrently each end up in the other's key.
+ */
+export async function refreshChunkKeys(tx: Queryable, chunkIds: string[], parts: 'fts' | 'vector' | 'all' = 'all'): Promise<void> {
+  if (chunkIds.length === 0) return;
+  await tx.query('SELECT memloom_lock_sessions($1::uuid[])', [chunkIds]);
+  await tx.query('SELECT memloom_refresh_chunk_keys($1::uuid[], $2)', [chunkIds, parts]);
 }
 
 /**
@@ -94,17 +111,21 @@ export async function chunksWithoutVectors(tx: Queryable, eventIds: string[]): P
   return rows;
 }
 
-/** Writes vectors (only where still missing: a concurrent replay cannot overwrite or double). */
+/**
+ * Writes own vectors (only where still missing: a concurrent replay cannot overwrite or double),
+ * then the key vectors of these chunks and their neighbours (refreshChunkKeys).
+ */
 export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
   for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT) {
     const slice = rows.slice(i, i + MAX_VECTORS_PER_STATEMENT);
     const params: unknown[] = [slice.map((r) => r.id), model, dims];
     const vectors = vectorList(params, slice.map((r) => r.vector));
     await tx.query(
-      `UPDATE chunks c SET embedding = v.embedding, embedding_model = $2, embedding_dims = $3
+      `UPDATE chunks c SET own_embedding = v.embedding, embedding = v.embedding, embedding_model = $2, embedding_dims = $3
        FROM unnest($1::uuid[], ${vectors}) AS v(id, embedding)
        WHERE c.id = v.id AND c.embedding IS NULL`,
       params,
     );
   }
+  await refreshChunkKeys(tx, rows.map((r) => r.id), 'vector');
 }

@@ -45,7 +45,7 @@ export async function exportEvents(tx: Queryable, s: ExportScope, after: string,
 export async function exportChunks(tx: Queryable, s: ExportScope, after: string, limit: number, vectors: boolean): Promise<Array<Record<string, unknown> & { id: string }>> {
   const { rows } = await tx.query(
     `SELECT c.id, c.event_id, c.idx, c.content, c.start_offset, c.end_offset, c.tokens, ${iso('c.created_at', 'created_at')},
-            c.embedding_model, CASE WHEN $5 THEN c.embedding::text END AS embedding
+            c.embedding_model, CASE WHEN $5 THEN coalesce(c.own_embedding, c.embedding)::text END AS embedding
      FROM chunks c JOIN events e ON e.id = c.event_id
      WHERE ${inScope('e')} AND c.id > $3::uuid ORDER BY c.id LIMIT $4`,
     params(s, after, limit, [vectors]),

@@ -1,3 +1,4 @@
+import { refreshChunkKeys } from './chunks.js';
 import type { Queryable } from '../pool.js';
 
 /**
@@ -33,17 +34,20 @@ export async function importEvents(tx: Queryable, rows: Array<Record<string, unk
 
 /** Scope columns and time come from the chunk's (mapped) event, as the chunk stage copies them. */
 export async function importChunks(tx: Queryable, rows: Array<Record<string, unknown>>): Promise<number> {
-  const { rowCount } = await tx.query(
-    `INSERT INTO chunks (id, event_id, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id,
-                         occurred_at, fts, embedding, embedding_model, embedding_dims, created_at)
-     SELECT x.id, x.event_id, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, e.dataset, e.user_id, e.agent_id,
-            e.session_id, e.occurred_at, to_tsvector('simple', x.fts_doc), x.embedding::vector, x.embedding_model, x.embedding_dims, x.created_at
+  const { rows: inserted, rowCount } = await tx.query<{ id: string }>(
+    `INSERT INTO chunks (id, event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id,
+                         occurred_at, fts, own_embedding, embedding, embedding_model, embedding_dims, created_at)
+     SELECT x.id, x.event_id, e.seq, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, e.dataset, e.user_id, e.agent_id,
+            e.session_id, e.occurred_at, to_tsvector('simple', x.fts_doc), x.embedding::vector, x.embedding::vector, x.embedding_model, x.embedding_dims, x.created_at
      FROM jsonb_to_recordset(${J}) AS x(id uuid, event_id uuid, idx int, content text, start_offset int, end_offset int, tokens int,
           content_hash text, fts_doc text, embedding text, embedding_model text, embedding_dims int, created_at timestamptz)
      JOIN events e ON e.id = x.event_id
-     ON CONFLICT DO NOTHING`,
+     ON CONFLICT DO NOTHING
+     RETURNING id`,
     [JSON.stringify(rows)],
   );
+  // Keys carry session neighbours, which may arrive in a later batch of the import.
+  await refreshChunkKeys(tx, inserted.map((r) => r.id));
   return rowCount ?? 0;
 }
 

@@ -55,21 +55,6 @@ async function scopeSize(tx: Queryable, table: Table, f: RecallScope, dims: numb
   return rows[0]?.n ?? 0;
 }
 
-/** Full-text candidates (GIN), ranked by ts_rank with length normalisation. */
-export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope, terms: string[], k: number): Promise<Hit[]> {
-  if (terms.length === 0) return [];
-  const p = new Params();
-  const a = alias(table);
-  const tsq = tsqueryOf(p, terms);
-  const c = [`${a}.fts @@ q.q`, ...conditions(table, f, p)];
-  const { rows } = await tx.query<Hit>(
-    `WITH q AS (SELECT ${tsq} AS q)
-     SELECT ${a}.id, ts_rank(${a}.fts, q.q, 1) AS score FROM ${table} ${a}, q WHERE ${where(c)} ORDER BY score DESC LIMIT ${p.add(k)}`,
-    p.values,
-  );
-  return rows;
-}
-
 /** Entities the query names: full-text prefilter on the entity index, then the normalised name must occur in the query. */
 export async function entitiesInQuery(tx: Queryable, normalizedQuery: string, terms: string[], limit: number): Promise<string[]> {
   if (terms.length === 0) return [];
@@ -156,12 +141,17 @@ export interface ChunkRow {
   session_id: string | null;
   dataset: string;
   importance: number | null;
+  /** Who said it: the event's metadata.speaker, else its role. */
+  speaker: string | null;
+  /** Tokens of its own text. */
+  tokens: number;
 }
 
 export async function loadChunks(tx: Queryable, ids: string[]): Promise<ChunkRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await tx.query<ChunkRow>(
-    `SELECT c.id, c.content, c.event_id, c.occurred_at, c.created_at, c.session_id, c.dataset, e.importance
+    `SELECT c.id, c.content, c.event_id, c.occurred_at, c.created_at, c.session_id, c.dataset, e.importance,
+            coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker, c.tokens
      FROM chunks c JOIN events e ON e.id = c.event_id WHERE c.id = ANY($1::uuid[])`,
     [ids],
   );

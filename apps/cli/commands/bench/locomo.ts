@@ -12,6 +12,7 @@ const Sample = z.object({ sample_id: z.string(), conversation: z.record(z.string
 
 export interface LocomoEvent {
   id: string;
+  sample_id: string;
   user_id: string;
   session_id: string;
   content: string;
@@ -57,8 +58,11 @@ export function normaliseEvidence(raw: string[]): string[] {
   return [...new Set(out)];
 }
 
-export async function loadLocomo(path: string, maxConversations = Infinity): Promise<Locomo> {
-  const samples = z.array(Sample).parse(JSON.parse(await readFile(path, 'utf8'))).slice(0, maxConversations);
+/** Conversations of `path`: the first `maxConversations`, or those named in `sampleIds`. */
+export async function loadLocomo(path: string, maxConversations = Infinity, sampleIds?: string[]): Promise<Locomo> {
+  const all = z.array(Sample).parse(JSON.parse(await readFile(path, 'utf8')));
+  const samples = sampleIds ? all.filter((s) => sampleIds.includes(s.sample_id)) : all.slice(0, maxConversations);
+  if (sampleIds && samples.length !== sampleIds.length) throw new Error(`unknown sample in --samples: ${sampleIds.filter((id) => !all.some((s) => s.sample_id === id)).join(', ')}`);
   const events: LocomoEvent[] = [];
   const questions: LocomoQuestion[] = [];
   for (const s of samples) {
@@ -73,7 +77,7 @@ export async function loadLocomo(path: string, maxConversations = Infinity): Pro
         const content = t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text;
         // Turns of one session share its date; a second per turn keeps their order.
         const occurred = new Date(new Date(date).getTime() + i * 1000).toISOString();
-        events.push({ id: `${s.sample_id}-${t.dia_id}`, user_id: s.sample_id, session_id: `${s.sample_id}-s${n}`, content, occurred_at: occurred, metadata: { speaker: t.speaker, dia_id: t.dia_id } });
+        events.push({ id: `${s.sample_id}-${t.dia_id}`, sample_id: s.sample_id, user_id: s.sample_id, session_id: `${s.sample_id}-s${n}`, content, occurred_at: occurred, metadata: { speaker: t.speaker, dia_id: t.dia_id } });
       });
     }
     for (const q of s.qa) {

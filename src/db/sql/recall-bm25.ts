@@ -1,0 +1,122 @@
+import type { Queryable } from '../pool.js';
+import { Params, chunkConditions, memoryConditions, where, type RecallScope } from './recall-filters.js';
+
+export interface KeywordHit {
+  id: string;
+  /** Okapi BM25 of the item's key. */
+  bm25: number;
+  /** BM25 of the item's session as one document (chunks in a session; 0 otherwise). */
+  session: number;
+  /** The ranking score: bm25 / best bm25 + sessionWeight · session / best session. */
+  score: number;
+}
+
+/**
+ * Rows scored exactly: the matching rows with the highest sum of the idf of the query terms they
+ * hold (BM25 with every tf at 1 and no length normalisation, a cheap test per term), at least
+ * this many and five times the hits asked for. A row outside them would need a much higher term
+ * frequency or a much shorter key to overtake the k-th hit; in a large scope this keeps the cost
+ * of a query to a few hundred exact scores instead of every matching row.
+ */
+export const PRESELECT_MIN = 200;
+
+/** Okapi BM25's term-frequency saturation and length normalisation (the usual values). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+type Table = 'memories' | 'chunks';
+
+/** Conditions on the statistics tables for the scope: its user's, else the tenant's (or dataset's). */
+function scopeOfStats(f: RecallScope, p: Params): string {
+  const c: string[] = [];
+  if (f.userId !== undefined) c.push(`user_key = ${p.add(f.userId)}`);
+  if (f.dataset !== undefined) c.push(`dataset = ${p.add(f.dataset)}`);
+  return c.length > 0 ? `AND ${c.join(' AND ')}` : '';
+}
+
+/**
+ * Okapi BM25 over index keys, scored in PostgreSQL. Statistics (documents, average key length,
+ * document frequencies) come from bm25_docs/bm25_terms for the scope: the user's when the recall
+ * is user-scoped, else the tenant's or dataset's; triggers keep them exact (docs/recall.md).
+ * Term frequency is weighted by key part (own text 1, event time and speaker 0.5, previous turn
+ * 0.5, next turn 0.3: memloom_term_weight). Candidates are the rows of the scope whose key holds
+ * a query term, preselected by their idf sum (PRESELECT_MIN); only their query terms are unnested
+ * (ts_delete twice keeps just those).
+ * For chunks, each session is also scored as one document (its chunks' own text; session
+ * frequencies from the same candidates, lengths from bm25_sessions), and `score` adds
+ * `sessionWeight` times the session's normalised score to the chunk's normalised score.
+ * `queryDoc` is the query's ftsDocument; no lexeme, no hits.
+ */
+export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope, queryDoc: string, k: number, sessionWeight = 0): Promise<KeywordHit[]> {
+  if (queryDoc.trim() === '') return [];
+  const terms = await termWeights(tx, table, f, queryDoc);
+  if (terms.length === 0) return [];
+  const p = new Params();
+  const a = table === 'memories' ? 'm' : 'c';
+  const lexemes = p.add(terms.map((t) => t.term));
+  const scope = where([`${a}.fts @@ q.q`, ...(table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p))]);
+  const avgdl = p.add(terms[0]?.avgdl ?? 1);
+  const sat = (tf: string, len: string, avg: string) => `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / ${avg}))`;
+  // The preselection bound as one expression with the idf values inline (no subquery per row).
+  // A scope of at most `keep` rows is scored whole; a larger one is preselected (PRESELECT_MIN).
+  const keep = Math.max(PRESELECT_MIN, k * 5);
+  const bound = () => terms.map((t) => `CASE WHEN ${a}.fts @@ plainto_tsquery('simple', ${p.add(t.term)}) THEN ${t.w} ELSE 0 END`).join(' + ');
+  const preselect = (terms[0]?.n ?? 0) > keep ? `ORDER BY ${bound()} DESC LIMIT ${p.add(keep)}` : '';
+  const chunks = table === 'chunks';
+  const statsScope = chunks ? scopeOfStats(f, p) : '';
+  // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
+  const sessionCtes = chunks
+    ? `, sess_tf AS MATERIALIZED (
+         SELECT uk, dataset, session_id, term, sum(own)::float8 AS tf FROM tf WHERE own > 0 AND session_id IS NOT NULL GROUP BY 1, 2, 3, 4),
+       sst AS MATERIALIZED (SELECT count(*)::float8 AS n, coalesce(avg(len), 1)::float8 AS avgl FROM bm25_sessions WHERE true ${statsScope}),
+       sdf AS MATERIALIZED (SELECT term, count(*)::float8 AS df FROM sess_tf GROUP BY term),
+       sess AS MATERIALIZED (
+         SELECT s.uk, s.dataset, s.session_id, sum(ln(1 + (sst.n - sdf.df + 0.5) / (sdf.df + 0.5)) * ${sat('s.tf', 'b.len', 'sst.avgl')}) AS s
+         FROM sess_tf s JOIN sdf USING (term)
+         JOIN bm25_sessions b ON b.user_key = s.uk AND b.dataset = s.dataset AND b.session_id = s.session_id CROSS JOIN sst
+         GROUP BY 1, 2, 3)`
+    : '';
+  const sessionJoin = chunks ? 'LEFT JOIN sess se ON se.uk = d.uk AND se.dataset = d.dataset AND se.session_id = d.session_id' : '';
+  const { rows } = await tx.query<KeywordHit>(
+    `WITH q AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery AS q FROM unnest(${lexemes}::text[]) t),
+     idf AS MATERIALIZED (SELECT * FROM unnest(${lexemes}::text[], ${p.add(terms.map((t) => t.w))}::float8[]) AS x(term, w)),
+     pre AS MATERIALIZED (
+       SELECT ${a}.id, ${a}.fts, ${a}.fts_len, ${chunks ? 'c.session_id' : 'NULL::text AS session_id'}, coalesce(${a}.user_id, '') AS uk, ${a}.dataset
+       FROM ${table} ${a}, q WHERE ${scope} ${preselect}),
+     cand AS MATERIALIZED (
+       SELECT id, fts_len, session_id, uk, dataset, ts_delete(fts, tsvector_to_array(ts_delete(fts, ${lexemes}::text[]))) AS hit FROM pre),
+     tf AS MATERIALIZED (
+       SELECT c.id, c.fts_len, c.uk, c.dataset, c.session_id, u.lexeme AS term, memloom_term_weight(u.weights)::float8 AS tf,
+              coalesce(cardinality(array_positions(u.weights, 'D')), 0) AS own
+       FROM cand c, unnest(c.hit) u),
+     doc AS MATERIALIZED (
+       SELECT t.id, t.uk, t.dataset, t.session_id, sum(idf.w * ${sat('t.tf', 't.fts_len', `${avgdl}::float8`)}) AS s
+       FROM tf t JOIN idf USING (term) GROUP BY 1, 2, 3, 4)
+     ${sessionCtes},
+     scored AS (
+       SELECT d.id, d.s AS bm25, ${chunks ? 'coalesce(se.s, 0)' : '0::float8'} AS session,
+              d.s / nullif(max(d.s) OVER (), 0) ${chunks ? `+ ${p.add(sessionWeight)}::float8 * coalesce(se.s / nullif(max(se.s) OVER (), 0), 0)` : ''} AS score
+       FROM doc d ${sessionJoin})
+     SELECT id, bm25, session, score FROM scored ORDER BY score DESC, id LIMIT ${p.add(k)}`,
+    p.values,
+  );
+  return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score) }));
+}
+
+/** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */
+async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<Array<{ term: string; w: number; avgdl: number; n: number }>> {
+  const p = new Params();
+  const doc = p.add(queryDoc);
+  const corpus = p.add(table);
+  const scope = scopeOfStats(f, p);
+  const { rows } = await tx.query<{ term: string; w: number; avgdl: number; n: number }>(
+    `WITH lex AS (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
+     st AS (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), 1)::float8 AS avgdl
+            FROM bm25_docs WHERE corpus = ${corpus} ${scope})
+     SELECT l.term, ln(1 + (st.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) AS w, st.avgdl, st.n FROM lex l CROSS JOIN st
+     LEFT JOIN (SELECT term, sum(df)::float8 AS df FROM bm25_terms WHERE corpus = ${corpus} AND term IN (SELECT term FROM lex) ${scope} GROUP BY term) d USING (term)
+     ORDER BY l.term`,
+    p.values,
+  );
+  return rows.map((r) => ({ term: r.term, w: Number(r.w), avgdl: Number(r.avgdl), n: Number(r.n) }));
+}

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTenant } from '../src/db/pool.js';
+import { QUEUE_NAMES } from '../src/queue/names.js';
+import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
+import { createScratchDatabase, type ScratchDatabase } from './support/server-mode.js';
+
+const KEYS = { acme: 'ka', globex: 'kb' } as const;
+type Tenant = keyof typeof KEYS;
+const auth = (t: Tenant) => ({ authorization: `Bearer ${KEYS[t]}` });
+
+let m: TestMemloom;
+
+const sql = async <T = Record<string, unknown>>(tenant: Tenant, text: string, params: unknown[] = []): Promise<T[]> =>
+  withTenant(m.deps.db, tenant, async (tx) => (await tx.query(text, params)).rows as T[]);
+
+async function ingest(tenant: Tenant, events: object[]): Promise<string[]> {
+  const r = await postJson(`${m.url}/v1/events`, { events }, auth(tenant));
+  expect(r.status).toBe(202);
+  await waitFor(async () => (await getJson(`${m.url}/v1/stats`, auth(tenant))).body.pending_events === 0, { timeoutMs: 120_000, what: 'pipeline to settle' });
+  return r.body.ids as string[];
+}
+
+/**
+ * The statistics as stored, and as counted from scratch from the rows they describe; each line
+ * is one row of the statistics. Lengths are sums of tenths, so rounding hides float order only.
+ */
+async function statistics(tenant: Tenant): Promise<{ stored: string[]; counted: string[] }> {
+  const lines = async (q: string) => (await sql<{ l: string }>(tenant, q)).map((r) => r.l).sort();
+  const stored = [
+    ...(await lines(`SELECT concat_ws('|', 'docs', corpus, user_key, dataset, docs, round(total_len::numeric, 2)) AS l FROM bm25_docs`)),
+    ...(await lines(`SELECT concat_ws('|', 'term', corpus, user_key, dataset, term, df) AS l FROM bm25_terms`)),
+    ...(await lines(`SELECT concat_ws('|', 'session', user_key, dataset, session_id, chunks, round(len::numeric, 2)) AS l FROM bm25_sessions`)),
+  ];
+  const docs = (table: string, where: string) =>
+    `SELECT concat_ws('|', 'docs', '${table}', coalesce(user_id, ''), dataset, count(*), round(sum(fts_len)::numeric, 2)) AS l FROM ${table} WHERE ${where} GROUP BY user_id, dataset`;
+  const terms = (table: string, where: string) =>
+    `SELECT concat_ws('|', 'term', '${table}', coalesce(user_id, ''), dataset, term, count(*)) AS l FROM ${table}, unnest(tsvector_to_array(fts)) term WHERE ${where} GROUP BY user_id, dataset, term`;
+  const counted = [
+    ...(await lines(docs('chunks', 'true'))), ...(await lines(docs('memories', `status = 'active'`))),
+    ...(await lines(terms('chunks', 'true'))), ...(await lines(terms('memories', `status = 'active'`))),
+    ...(await lines(`SELECT concat_ws('|', 'session', coalesce(user_id, ''), dataset, session_id, count(*), round(sum(memloom_own_length(fts))::numeric, 2)) AS l
+                     FROM chunks WHERE session_id IS NOT NULL GROUP BY user_id, dataset, session_id`)),
+  ];
+  return { stored: stored.sort(), counted: counted.sort() };
+}
+
+async function expectExact(tenant: Tenant): Promise<void> {
+  const { stored, counted } = await statistics(tenant);
+  expect(stored.length).toBeGreaterThan(0);
+  expect(stored).toEqual(counted);
+}
+
+const turns = (user: string, session: string, texts: string[], extra: object = {}) =>
+  texts.map((content, i) => ({ user_id: user, session_id: session, content, occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, i)).toISOString(), metadata: { speaker: i % 2 ? 'Robin' : 'Sasha' }, ...extra }));
+
+// The same SQL on both databases: embedded PGlite, and a PostgreSQL server (fresh database, Redis queues).
+describe.each(['embedded', 'server'] as const)('on %s PostgreSQL', (mode) => {
+  let db: ScratchDatabase | undefined;
+  beforeAll(async () => {
+    db = mode === 'server' ? await createScratchDatabase('memloom_bm25') : undefined;
+    const env = { MEMLOOM_API_KEYS: 'ka:acme,kb:globex', TTL_SWEEP_INTERVAL_MS: '300', ...(db ? { DATABASE_URL: db.url } : {}) };
+    m = await startTestMemloom({ env, redis: mode === 'server', roles: { workers: QUEUE_NAMES, scheduler: true } });
+  }, 180_000);
+  afterAll(async () => {
+    await m?.close();
+    await db?.drop();
+  });
+
+  describe('BM25 statistics', () => {
+    it('equal a count from scratch after inserts, a correction, a TTL delete and forgets', async () => {
+      await ingest('acme', turns('u1', 'trip', ['We booked the ferry to Helsinki for the conference.', 'The hotel near the harbour was fully booked.', 'I prefer window seats on long flights.']));
+      await ingest('acme', turns('u2', 'garden', ['The tomatoes need watering every second day.', 'We planted basil next to the tomatoes.']));
+      await expectExact('acme');
+      // BM25 ranks on either database (on a server, auto's retrievers run on separate connections).
+      for (const recallMode of ['chunks', 'auto']) {
+        const r = await postJson(`${m.url}/v1/recall`, { query: 'When is the ferry to Helsinki?', user_id: 'u1', mode: recallMode }, auth('acme'));
+        expect(r.status).toBe(200);
+        expect((r.body.results as Array<{ content: string }>)[0]?.content, recallMode).toMatch(/ferry/i);
+      }
+
+      // A correction supersedes the old version: only active memories count.
+      const [memory] = await sql<{ id: string }>('acme', `SELECT id FROM memories WHERE user_id = 'u1' AND status = 'active' ORDER BY created_at LIMIT 1`);
+      const res = await fetch(`${m.url}/v1/memories/${memory!.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...auth('acme') }, body: JSON.stringify({ content: 'The user prefers aisle seats on long flights.' }) });
+      expect(res.status).toBe(200);
+      await expectExact('acme');
+
+      // The TTL sweep hard-deletes expired memories.
+      const expired = await sql<{ id: string }>('acme', `UPDATE memories SET expires_at = now() - interval '1 second' WHERE user_id = 'u2' RETURNING id`);
+      expect(expired.length).toBeGreaterThan(0);
+      await waitFor(async () => (await sql<{ n: number }>('acme', `SELECT count(*)::int AS n FROM memories WHERE user_id = 'u2'`))[0]?.n === 0, { timeoutMs: 30_000, what: 'TTL sweep' });
+      await expectExact('acme');
+
+      // Forget one event, then a whole session.
+      const [, middle] = await sql<{ id: string }>('acme', `SELECT id FROM events WHERE user_id = 'u1' ORDER BY occurred_at`);
+      expect((await postJson(`${m.url}/v1/forget`, { event_id: middle!.id }, auth('acme'))).status).toBe(200);
+      await expectExact('acme');
+      expect((await postJson(`${m.url}/v1/forget`, { session_id: 'garden' }, auth('acme'))).status).toBe(200);
+      await expectExact('acme');
+      expect(await sql('acme', `SELECT * FROM bm25_sessions WHERE session_id = 'garden'`)).toEqual([]);
+    });
+  });
+
+  describe('context keys', () => {
+    /** The lexemes of a chunk's key by part: own text (D), time and speaker (A), previous (C), next (B). */
+    async function keyParts(tenant: Tenant, content: string): Promise<Record<'own' | 'meta' | 'prev' | 'next', string[]>> {
+      const [row] = await sql<Record<string, string[]>>(tenant,
+        `SELECT tsvector_to_array(ts_filter(fts, '{d}')) AS own, tsvector_to_array(ts_filter(fts, '{a}')) AS meta,
+                tsvector_to_array(ts_filter(fts, '{c}')) AS prev, tsvector_to_array(ts_filter(fts, '{b}')) AS next
+         FROM chunks WHERE content = $1`, [content]);
+      expect(row, content).toBeDefined();
+      return row as Record<'own' | 'meta' | 'prev' | 'next', string[]>;
+    }
+
+    it('carry the previous and next turn of the same session, user and tenant, also when the next arrives later, and lose a forgotten one', async () => {
+      // The same session id for two users and in two tenants, and a second session of the user.
+      await ingest('acme', turns('ann', 's1', ['alphaone opens the session']));
+      await ingest('acme', turns('bob', 's1', ['bravoone from another user']));
+      await ingest('globex', turns('ann', 's1', ['charlieone in another tenant']));
+      await ingest('acme', [{ user_id: 'ann', session_id: 's2', content: 'deltaone in another session', occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, 1)).toISOString() }]);
+      expect((await keyParts('acme', 'alphaone opens the session')).next).toEqual([]);
+
+      // Turns arrive one by one; the first turn's key gains the second as its next turn.
+      const [second] = await ingest('acme', [{ ...turns('ann', 's1', ['', 'alphatwo replies'])[1] }]);
+      await ingest('acme', [{ ...turns('ann', 's1', ['', '', 'alphathree closes'])[2] }]);
+      const first = await keyParts('acme', 'alphaone opens the session');
+      expect(first.next).toContain('alphatwo');
+      expect(first.meta).toEqual(expect.arrayContaining(['november', '2026', 'monday', 'sasha']));
+      const middle = await keyParts('acme', 'alphatwo replies');
+      expect(middle.prev).toContain('alphaone');
+      expect(middle.next).toContain('alphathree');
+
+      const everyKey = async (t: Tenant) => (await sql<{ content: string; words: string[] }>(t, 'SELECT content, tsvector_to_array(fts) AS words FROM chunks')).map((r) => ({ ...r, words: r.words.join(' ') }));
+      for (const { content, words } of await everyKey('acme')) {
+        if (content.startsWith('alpha')) expect(words, content).not.toMatch(/bravo|charlie|delta/);
+        if (content.startsWith('bravo')) expect(words, content).not.toMatch(/alpha|charlie|delta/);
+        if (content.startsWith('delta')) expect(words, content).not.toMatch(/alpha|bravo|charlie/);
+      }
+      for (const { words } of await everyKey('globex')) expect(words).not.toMatch(/alpha|bravo|delta/);
+
+      // Forgetting the middle turn takes its text out of its neighbours' keys, which now meet.
+      expect((await postJson(`${m.url}/v1/forget`, { event_id: second }, auth('acme'))).status).toBe(200);
+      const after = await keyParts('acme', 'alphaone opens the session');
+      expect(after.next).toContain('alphathree');
+      expect([...after.own, ...after.prev, ...after.next, ...after.meta]).not.toContain('alphatwo');
+      expect((await keyParts('acme', 'alphathree closes')).prev).toContain('alphaone');
+      await expectExact('acme');
+    });
+  });
+});
