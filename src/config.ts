@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MEMORY_KINDS } from './domain/vocabulary.js';
 
 /**
- * The one configuration schema (DESIGN §8 names). Parsed once in each entrypoint, frozen and carried
+ * The one configuration schema (every variable in docs/configuration.md). Parsed once in each entrypoint, frozen and carried
  * in `deps`; tests build their own object with `loadConfig({...})` instead of touching process.env.
  */
 

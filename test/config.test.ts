@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('configuration', () => {
-  it('has the DESIGN §8 defaults with an empty environment', () => {
+  it('has the documented defaults with an empty environment', () => {
     const c = loadConfig({});
     expect(c.HOST).toBe('127.0.0.1');
     expect(c.PORT).toBe(8787);

@@ -3,7 +3,7 @@ import { MemloomError } from '../../src/errors.js';
 // Type-only: the client never loads zod; the server (and the watcher) are the validators.
 import type { EVENT_ROLES, EVENT_TYPES } from '../../src/events/constants.js';
 
-/** One event as an agent writes it (DESIGN §2). Only `content` is required. */
+/** One event as an agent writes it (docs/architecture.md, "The write path"). Only `content` is required. */
 export interface MemloomEvent {
   /** Idempotency key (≤ 200 chars); generated when absent so retries and spills never double an event. */
   id?: string;

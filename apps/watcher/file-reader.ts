@@ -17,7 +17,7 @@ const TAIL_BYTES = 256;
 /** A line longer than this can never be a valid event (content ≤ 1 MiB, even fully \u-escaped). */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
-/** Idempotency key of a file line without `id` (DESIGN §2): sha256(path + line number + line). */
+/** Idempotency key of a file line without `id` (docs/architecture.md, "The write path"): sha256(path + line number + line). */
 export function lineKey(relPath: string, lineNumber: number, line: string): string {
   return `file-${createHash('sha256').update(`${relPath}\n${lineNumber}\n${line}`).digest('hex')}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The working memory (DESIGN §3 stage 7): a short Markdown digest of what matters now for one
+ * The working memory (docs/architecture.md, pipeline stage 7): a short Markdown digest of what matters now for one
  * user, built from active memories without an LLM. Sections in priority order — recent decisions,
  * open plans, key procedures (importance ≥ 7), then the most important of everything else — up
  * to `maxItems` items and never more than `maxTokens` tokens. Nothing to say gives null: an empty
@@ -23,7 +23,7 @@ export interface BriefingOptions {
   userId: string;
   maxTokens: number;
   now: Date;
-  /** Total items (DESIGN: the top 15–20). */
+  /** Total items: the top 15–20, short enough to load into every session. */
   maxItems?: number;
   /** Items per typed section. */
   perSection?: number;

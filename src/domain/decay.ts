@@ -1,5 +1,5 @@
 /**
- * Forgetting over time, without an LLM (DESIGN §3 stage 6). Pure functions; the `decay` maintenance
+ * Forgetting over time, without an LLM (docs/architecture.md, pipeline stage 6). Pure functions; the `decay` maintenance
  * task feeds them stored rows and writes back what changed.
  *
  * decay = min(1, 0.5^(age / halfLife) · (1 + ln(1 + accessCount)))
@@ -68,7 +68,7 @@ export type ArchiveBlocker = 'decay' | 'interactions' | 'age' | 'status' | 'impo
 
 /**
  * Why a memory must not be archived; archive only when the list is empty. All four conditions of
- * DESIGN §3 must hold — very low decay, zero interactions (no recall access, no feedback), older
+ * docs/architecture.md (stage 6) must hold — very low decay, zero interactions (no recall access, no feedback), older
  * than 90 days (both recorded and happened), still active — and it is not a protected decision or
  * insight.
  */

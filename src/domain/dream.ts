@@ -50,7 +50,7 @@ export interface DreamPlan {
 }
 
 export interface CrystalRule {
-  /** Independent sources needed (DESIGN: ≥ 3). */
+  /** Independent sources a crystal needs (at least three). */
   minSources: number;
   /** Quality gate: no crystal under this many characters. */
   minChars: number;

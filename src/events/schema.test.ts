@@ -34,7 +34,7 @@ describe('event validation', () => {
     ]);
   });
 
-  it('fills the defaults of DESIGN §2 and trims ids', () => {
+  it('fills the documented defaults and trims ids', () => {
     const [v] = validateEvents([{ content: 'hi', id: '  key-1 ' }]).valid;
     expect(v?.event).toMatchObject({ content: 'hi', id: 'key-1', type: 'message', dataset: 'default' });
   });

@@ -46,7 +46,7 @@ export function metadataProblem(m: Record<string, unknown>): string | undefined 
   return undefined;
 }
 
-/** The event of DESIGN §2. Only `content` is required; unknown fields are an error, not silently dropped. */
+/** The event of docs/architecture.md, "The write path". Only `content` is required; unknown fields are an error, not silently dropped. */
 export const EventInput = z
   .object({
     id: id.optional(),

@@ -189,7 +189,7 @@ export class Gate {
       { key: `rpm:${kind}`, name: 'requests_per_minute', windowMs: c.RATE_WINDOW_MS, amount: 1, limit: rpm, tokens: false, budget: false },
       { key: `tpm:${kind}`, name: 'tokens_per_minute', windowMs: c.RATE_WINDOW_MS, amount: estimate, limit: tpm, tokens: true, budget: false },
     ];
-    // Budgets are LLM budgets (DESIGN §8); embeddings are bounded by their rate windows.
+    // Budgets are LLM budgets (docs/guardrails.md); embeddings are bounded by their rate windows.
     if (kind === 'llm') {
       const hour = c.BUDGET_WINDOW_MS;
       const budget = (name: string, key: string, windowMs: number, limit: number): Window => ({ key, name, windowMs, amount: estimate, limit, tokens: true, budget: true });

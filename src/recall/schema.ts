@@ -10,7 +10,7 @@ export type RecallMode = (typeof RECALL_MODES)[number];
 /** What an agent asking a question gets without choosing (docs/recall.md "Modes"). */
 export const DEFAULT_RECALL_MODE: RecallMode = 'chunks';
 
-/** POST /v1/recall (DESIGN §5). */
+/** POST /v1/recall (docs/recall.md). */
 export const RecallInput = z
   .object({
     query: storableText(10_000).pipe(z.string().min(1, 'query must not be empty')),

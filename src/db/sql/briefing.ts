@@ -1,5 +1,5 @@
 /**
- * Working-memory storage (DESIGN §3 stage 7): the candidate memories of a user's digest, the
+ * Working-memory storage (docs/architecture.md, pipeline stage 7): the candidate memories of a user's digest, the
  * stored digest in user_state, and the user scopes a refresh should cover. A scope is a user id,
  * '' standing for memories without a user.
  */

@@ -30,7 +30,7 @@ export interface CorrectedVersion {
 }
 
 /**
- * Correction as INSERT + supersede, never an overwrite (DESIGN §4). In the caller's transaction,
+ * Correction as INSERT + supersede, never an overwrite (docs/architecture.md, "Storage and data model"). In the caller's transaction,
  * with `oldId` locked and active:
  * - the old row leaves the active set first (its content slot in the partial unique index frees,
  *   so a correction may keep the text and change only kind or importance);

@@ -19,7 +19,7 @@ export interface EventToExtract {
  * those `embedded`, and those still `extracting` under a claim older than `leaseMs` (their job died
  * mid-pass). A claim is status `extracting` with processed_at = the claim time; it keeps concurrent
  * jobs of the same key (a debounced follow-up, a replay, another process) from sending the same
- * messages to a paid model twice. Events being extracted still count as pending (DESIGN §5).
+ * messages to a paid model twice. Events being extracted still count as pending (`pending_events`, docs/api.md).
  */
 export async function claimForExtraction(tx: Queryable, extractKey: string, limit: number, leaseMs: number): Promise<EventToExtract[]> {
   const { rows } = await tx.query<EventToExtract & { seq: number }>(

@@ -1,5 +1,5 @@
 /**
- * The cheap gate of DESIGN §3 stage 1: acknowledgements and empty tool chatter are skipped,
+ * The cheap gate of pipeline stage 1 (docs/architecture.md): acknowledgements and empty tool chatter are skipped,
  * everything else is kept with a queue priority by event type (1 = most urgent).
  */
 import type { TriageVerdict } from '../types.js';
