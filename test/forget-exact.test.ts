@@ -79,7 +79,7 @@ describe('forget is exact', () => {
   });
 
   it('DELETE /v1/memories/:id rewrites the working memory and takes the feedback events quoting the memory', async () => {
-    const recall = await postJson(`${m.url}/v1/recall`, { query: 'deploy billing service Fridays', user_id: 'bob', limit: 3 });
+    const recall = await postJson(`${m.url}/v1/recall`, { query: 'deploy billing service Fridays', user_id: 'bob', mode: 'memories', limit: 3 });
     const hit = (recall.body.results as Array<{ id: string; content: string }>).find((x) => /Fridays/.test(x.content));
     expect(hit).toBeDefined();
     const fb = await postJson(`${m.url}/v1/feedback`, { recall_id: recall.body.recall_id, score: 5 });
