@@ -91,7 +91,7 @@ describe('two tenants: B never changes what A reads', () => {
     const before = await snapshotA();
     expect(await snapshotA()).toEqual(before); // reading does not change what A reads
     const stable = await snapshotA();
-    const recallA = await postJson(`${m.url}/v1/recall`, { query: 'PostgreSQL', user_id: 'u1' }, auth(A));
+    const recallA = await postJson(`${m.url}/v1/recall`, { query: 'PostgreSQL', user_id: 'u1', mode: 'memories' }, auth(A));
     aIds.recalls = [recallA.body.recall_id];
     const signalsBefore = await signalsA();
     expect(signalsBefore.signals.length).toBeGreaterThan(0);
@@ -100,7 +100,7 @@ describe('two tenants: B never changes what A reads', () => {
     const bPosted = await postJson(`${m.url}/v1/events`, { events: [...SHARED, ...B_ONLY].map((content) => ({ content, session_id: 'sa', user_id: 'u1', role: 'user' })) }, auth(B));
     expect(bPosted.status).toBe(202);
     await drained(B);
-    const bRecall = await postJson(`${m.url}/v1/recall`, { query: 'PostgreSQL', user_id: 'u1' }, auth(B));
+    const bRecall = await postJson(`${m.url}/v1/recall`, { query: 'PostgreSQL', user_id: 'u1', mode: 'memories' }, auth(B));
     const bMemory = (bRecall.body.results as Array<{ id: string }>)[0]?.id as string;
     expect((await postJson(`${m.url}/v1/feedback`, { recall_id: bRecall.body.recall_id, score: 1, text: 'wrong' }, auth(B))).status).toBe(201);
     expect((await rawRequest(port, { method: 'PATCH', target: `/v1/memories/${bMemory}`, headers: [['authorization', `Bearer ${B}`], ['content-type', 'application/json']], body: JSON.stringify({ content: 'We decided to use MySQL instead.' }) })).status).toBe(200);
