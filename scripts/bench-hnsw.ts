@@ -34,7 +34,10 @@ for (const s of samples) {
 }
 const words = turns.join(' ').split(/\s+/).filter(Boolean);
 let seed = 7;
-const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+const rnd = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+};
 const pick = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)] as T;
 const docs = Array.from({ length: Number(args.rows) }, () => {
   const t = pick(turns).split(/\s+/);

@@ -205,7 +205,7 @@ async function main(): Promise<void> {
   const pglite = embedded?.db;
   const variants = args['compare-tx'] ? ['shared-tx', 'tx-per-retriever'] : ['shared-tx'];
   if (!pglite) throw new Error('the benchmark needs embedded mode (unset DATABASE_URL)');
-  const url = `http://127.0.0.1:${(running.app?.server.address() as { port: number }).port}`;
+  const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
   const v = vocabulary();
   const dims = deps.providers.embeddings.dimensions;
   const rows: Row[] = [];

@@ -37,7 +37,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Deterministic choices, so two runs post the same events. */
 let seed = 42;
-const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+const rnd = () => {
+  seed = (seed * 48271) % 2147483647;
+  return seed / 2147483647;
+};
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
 
 const TOOLS = ['PostgreSQL', 'Redis', 'Kafka', 'Grafana', 'Terraform', 'BullMQ', 'Prometheus', 'Elasticsearch', 'SQLite', 'RabbitMQ', 'Vault', 'Nginx'];

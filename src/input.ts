@@ -11,6 +11,7 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u; // with the `u` flag only unpaired ha
 const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
 // C0 controls, DEL and C1 controls.
 // eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and control characters are what this expression is for
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
 
 export function storableProblem(s: string): string | undefined {

@@ -73,12 +73,12 @@ describe('agent hook (Claude Code command hooks)', () => {
   it('each turn appends to the events directory, and the watcher turns it into recallable memory', async () => {
     const prompt = await hook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'Our staging cluster is called Bluebird and runs in Frankfurt.' });
     expect(prompt).toMatchObject({ code: 0, stdout: '' });
-    await writeFile(transcript, [
+    await writeFile(transcript, `${[
       { type: 'user', uuid: 'u1', message: { role: 'user', content: 'Our staging cluster is called Bluebird and runs in Frankfurt.' } },
       { type: 'assistant', uuid: 'a1', message: { role: 'assistant', content: [{ type: 'text', text: 'Noted: staging runs on the Bluebird cluster in Frankfurt.' }, { type: 'tool_use', id: 't', name: 'Read', input: {} }] } },
       { type: 'user', uuid: 'u2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok' }] } },
       { type: 'assistant', uuid: 'a2', message: { role: 'assistant', content: [{ type: 'text', text: 'I will deploy to Bluebird after the tests pass.' }] } },
-    ].map((l) => JSON.stringify(l)).join('\n') + '\n');
+    ].map((l) => JSON.stringify(l)).join('\n')}\n`);
     // Stop can fire more than once for a turn: the reply is keyed by its transcript uuid.
     expect((await hook({ ...base(), hook_event_name: 'Stop', stop_hook_active: false })).code).toBe(0);
     expect((await hook({ ...base(), hook_event_name: 'Stop', stop_hook_active: true })).code).toBe(0);

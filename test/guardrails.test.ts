@@ -75,7 +75,7 @@ describe.each([{ redis: true }, { redis: false }])('token budgets across two wor
     // API and the stages before extraction run in this process, on the same database and queues.
     const config = loadConfig({ ...env, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
     running = await startRoles(config, createLogger(config, process.stderr), { api: true, watcher: false, workers: ['triage', 'chunk', 'embed'], scheduler: false });
-    const url = `http://127.0.0.1:${(running.app?.server.address() as { port: number }).port}`;
+    const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
     for (const w of workers) await waitForOutput(w, '"msg":"provider ready; its workers start consuming"');
 
     const events = Array.from({ length: SESSIONS }, (_, s) => ({
@@ -221,7 +221,10 @@ describe('the gate', () => {
   it('fails a call over TOKEN_BUDGET_PER_TASK for good, without calling the provider', async () => {
     const g = gate({ TOKEN_BUDGET_PER_TASK: '1000' });
     let called = false;
-    const err = await caught(inJob('acme', () => g.run(llmCall(900, 200), async () => ((called = true), { tokensIn: 1, tokensOut: 1 }), usageOf)));
+    const err = await caught(inJob('acme', () => g.run(llmCall(900, 200), async () => {
+          called = true;
+          return { tokensIn: 1, tokensOut: 1 };
+        }, usageOf)));
     expect(err).toMatchObject({ code: 'BUDGET_TASK_EXCEEDED', retryable: false });
     expect(called).toBe(false);
   });

@@ -5,11 +5,11 @@
  * image reference matches what the code defines. The validators are plain functions returning error
  * strings; the last block feeds them deliberately broken samples so the checks provably can fail.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../workers/catalog.js';
-import { ROOT, read, parseYaml, parseYamlAll, asObj, asArr, str, extractObjectKeys, DEFAULT_PORT, codeContext, interpolate, composeEnv, containerPort } from './support/infra-context.js';
+import { ROOT, read, parseYaml, parseYamlAll, asObj, asArr, str, extractObjectKeys, DEFAULT_PORT, codeContext, interpolate, composeEnv, } from './support/infra-context.js';
 import { validateCompose, nameOf, validateK8s, validateDockerfile } from './support/infra-validators.js';
 
 const ctx = codeContext();
@@ -285,7 +285,9 @@ spec:
   });
 
   it('interpolation fails on a missing required variable', () => {
+    // biome-ignore-start lint/suspicious/noTemplateCurlyInString: compose's own ${...} syntax
     expect(() => interpolate('${X:?set X}', {})).toThrow(/set X/);
     expect(interpolate('${X:-d}/${Y}/$$', { Y: 'y' })).toBe('d/y/$');
+    // biome-ignore-end lint/suspicious/noTemplateCurlyInString: compose's own ${...} syntax
   });
 });

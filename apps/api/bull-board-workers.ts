@@ -44,7 +44,7 @@ export class PostgresBackendAdapter extends BullMQAdapter {
     const age = Math.round((Date.now() - this.#sources.startedAt) / 1000);
     return this.#sources.local
       .filter((w) => w.name === this.#queueName && w.isRunning())
-      .map((w, i) => ({ id: `${process.pid}-${i}`, name: `${hostname()} pid ${process.pid}`, addr: 'in-process', age }));
+      .map((_w, i) => ({ id: `${process.pid}-${i}`, name: `${hostname()} pid ${process.pid}`, addr: 'in-process', age }));
   }
 }
 

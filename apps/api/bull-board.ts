@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
-import { HTTP_STATUS, InputError, MemloomError, isMemloomError } from '../../src/errors.js';
+import { HTTP_STATUS, InputError, isMemloomError } from '../../src/errors.js';
 import { translateError } from '../../src/errors-translate.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { PostgresBackendAdapter, type WorkerSources } from './bull-board-workers.js';

@@ -68,7 +68,11 @@ describe('client against a real memloom', () => {
   it('sends N events in ceil(N / batchSize) requests and stores each once', async () => {
     const before = await events();
     let requests = 0;
-    const c = client({ url: m.url, batchSize: 100, flushIntervalMs: 60_000, fetch: (input, init) => ((requests += 1), fetch(input, init)) });
+    const c = client({ url: m.url, batchSize: 100, flushIntervalMs: 60_000, fetch: (input, init) => {
+        requests += 1;
+        return fetch(input, init);
+      },
+    });
     const ids = Array.from({ length: 250 }, (_, i) => c.event({ content: `batching event ${i}`, session_id: 's-batch' }));
     await c.flush();
     expect(requests).toBe(Math.ceil(250 / 100));

@@ -42,6 +42,7 @@ const QUERY = 0x51; // 'Q'
 const PARSE = 0x50; // 'P'
 const TERMINATE = 0x58; // 'X'
 const NOTIFICATION = 0x41; // 'A' NotificationResponse
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and control characters are what this expression is for
 const LISTEN_RE = /\b(UN)?LISTEN\s+(?:"([^"]+)"|([^\s;\u0000]+))/gi;
 
 /**
@@ -243,6 +244,7 @@ function statementText(messages: Uint8Array): string {
     const body = Buffer.from(messages.buffer, messages.byteOffset + m.start + 5, m.end - m.start - 5);
     // Parse: statement name, NUL, query text; Query: the text.
     const text = m.type === PARSE ? body.subarray(body.indexOf(0) + 1) : body;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a C string ends at its NUL
     return text.toString('utf8', 0, Math.min(text.length, 160)).replace(/\u0000.*$/su, '').replace(/\s+/g, ' ').trim();
   }
   return '';

@@ -47,7 +47,7 @@ const byImportance = (a: BriefingItem, b: BriefingItem) => b.importance - a.impo
 /** Rank of an item among "everything else": importance first, then freshness, crystals and use. */
 export function briefingScore(i: BriefingItem, now: Date): number {
   const days = Math.max(0, (now.getTime() - i.at.getTime()) / 86_400_000);
-  const fresh = Math.pow(0.5, days / FRESHNESS_HALF_LIFE_DAYS);
+  const fresh = 0.5 ** (days / FRESHNESS_HALF_LIFE_DAYS);
   return 0.5 * (i.importance / 10) + 0.3 * fresh + (i.isCrystal ? 0.1 : 0) + Math.min(0.1, Math.log1p(i.accessCount) / 50);
 }
 

@@ -97,7 +97,7 @@ describe('chunkText', () => {
   });
 
   it('splits Chinese after 。！？； without spaces', () => {
-    const text = '我们决定使用PostgreSQL作为数据库。'.repeat(20) + '今天天气很好！明天呢？'.repeat(10) + '备份策略已经确定；';
+    const text = `${'我们决定使用PostgreSQL作为数据库。'.repeat(20) + '今天天气很好！明天呢？'.repeat(10)}备份策略已经确定；`;
     const opts = { maxTokens: 40, overlapTokens: 10 };
     const chunks = chunkText(text, opts);
     expectValidChunks(text, chunks, opts);
@@ -132,7 +132,7 @@ describe('chunkText', () => {
   });
 
   it('is deterministic', () => {
-    const text = englishSentences(30) + '\n\n' + '数据库'.repeat(200);
+    const text = `${englishSentences(30)}\n\n${'数据库'.repeat(200)}`;
     expect(chunkText(text, { maxTokens: 40 })).toEqual(chunkText(text, { maxTokens: 40 }));
   });
 

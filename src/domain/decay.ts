@@ -46,7 +46,7 @@ export function reinforcedAgeDays(m: Pick<DecayInput, 'occurredAt' | 'lastAccess
 
 /** The decay value in [0, 1], rounded to 4 decimals (so a refresh that changes nothing writes nothing). */
 export function decayValue(m: DecayInput, policy: DecayPolicy, now: Date): number {
-  const base = Math.pow(0.5, reinforcedAgeDays(m, now) / policy.halfLifeDays);
+  const base = 0.5 ** (reinforcedAgeDays(m, now) / policy.halfLifeDays);
   const lifted = Math.min(1, base * (1 + Math.log1p(Math.max(0, m.accessCount))));
   const floored = isProtected(m, policy) ? Math.max(lifted, Math.min(1, m.importance / 20)) : lifted;
   return Math.round(floored * 10_000) / 10_000;

@@ -44,7 +44,7 @@ export interface Signals {
 
 export function freshness(occurredAt: Date, now: Date): number {
   const days = Math.max(0, (now.getTime() - occurredAt.getTime()) / 86_400_000);
-  return Math.pow(0.5, days / HALF_LIFE_DAYS);
+  return 0.5 ** (days / HALF_LIFE_DAYS);
 }
 
 export function fuse(s: Signals, now: Date) {

@@ -33,11 +33,11 @@ describe('countTokens', () => {
     const a = 'alpha beta gamma delta. '.repeat(40);
     const b = 'epsilon zeta eta theta. '.repeat(40);
     // Cutting before a space never merges across the cut, so counts add up.
-    expect(countTokens(a.trimEnd() + ' ' + b)).toBe(countTokens(a.trimEnd()) + countTokens(' ' + b));
+    expect(countTokens(`${a.trimEnd()} ${b}`)).toBe(countTokens(a.trimEnd()) + countTokens(` ${b}`));
   });
 
   it('fitsTokens agrees with countTokens around the limit', () => {
-    const texts = ['', 'short text', 'word '.repeat(500), '数据库'.repeat(400), ' '.repeat(3000) + 'x', '='.repeat(2000)];
+    const texts = ['', 'short text', 'word '.repeat(500), '数据库'.repeat(400), `${' '.repeat(3000)}x`, '='.repeat(2000)];
     for (const text of texts) {
       const n = countTokens(text);
       for (const limit of [1, 8, n - 1, n, n + 1, 64]) {

@@ -23,7 +23,7 @@ import type { Logger } from '../logger.js';
 import type { GateStateRow, Metrics } from '../metrics.js';
 import { PROVIDER_CODES } from './errors.js';
 import { currentGateScope, type GateScope } from './gate-scope.js';
-import type { GateStore, WindowReservation } from './gate-store.js';
+import type { GateStore, Reservation, WindowReservation } from './gate-store.js';
 
 export type ProviderKind = 'llm' | 'embeddings';
 
@@ -214,7 +214,7 @@ export class Gate {
 
     const holder = call.kind === 'llm' ? await this.#lease(call.kind, interactive) : undefined;
     const release = () => (holder ? this.#store.release(`concurrency:${call.kind}`, holder).catch(() => undefined) : Promise.resolve());
-    let r;
+    let r: Reservation;
     try {
       r = await this.#store.reserve(windows, [`cooldown:${call.kind}`]);
     } catch (err) {

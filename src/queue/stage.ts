@@ -37,7 +37,7 @@ export interface Stage<I extends object, R = unknown> {
   attempts?: number;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a catalog of stages with different payload types; each stage checks its own
 export type AnyStage = Stage<any, any>;
 
 export function defineStage<I extends object, R>(stage: Stage<I, R>): Stage<I, R> {

@@ -30,7 +30,7 @@ const ODD: string[] = [
   MB_LINE,
   `${'Ω'.repeat(200_000)} The meeting is on Friday.`,
   `${'word'.repeat(600)} is one long token and Alice prefers Grafana.`,
-  'Alice'.repeat(100) + ' decided to use ' + 'Postgre'.repeat(100) + '.',
+  `${'Alice'.repeat(100)} decided to use ${'Postgre'.repeat(100)}.`,
   `Entity ${'Ä'.repeat(400)} works at ${'Ü'.repeat(400)} Corporation.`,
   '\t\t\t',
   'ok',

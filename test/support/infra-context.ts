@@ -4,7 +4,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
 import { CORE_SCHEMA, load, loadAll, mergeTag } from 'js-yaml';
 import { ConfigError, ConfigSchema, loadConfig } from '../../src/config.js';
 import { CATALOG } from '../../workers/catalog.js';

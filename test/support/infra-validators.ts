@@ -1,8 +1,4 @@
-/**
- * Validators of docker-compose, Kubernetes manifests and the Dockerfile against the code context
- * (see test/infra.test.ts). Each returns error strings.
- */
-import path from 'node:path';
+
 import { asObj, asArr, str, DEFAULT_PORT, LOOPBACK, newResult, shellWords, findInvocations, checkInvocations, checkEnvName, checkConfigValues, checkImage, checkProbePath, checkApiPort, isApiCommand, deepInterpolate, composeEnv, argvOf, DEFAULT_CMD, containerPort, healthcheckUrls, type Obj, type Context, type Result } from './infra-context.js';
 export function validateCompose(raw: unknown, ctx: Context, interpolationEnv: Record<string, string> = {}, imageEnv: Record<string, string> = {}): Result {
   const r = newResult();

@@ -64,7 +64,7 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     const calls = callsTo(stub, EMB);
     expect(calls).toHaveLength(1);
     // Identical texts are sent once: the cache is keyed by model + text hash.
-    expect([...calls[0]?.body.input].sort()).toEqual(['Redis carries the queues.', 'We decided to use PostgreSQL with pgvector.']);
+    expect([...calls[0]!.body.input].sort()).toEqual(['Redis carries the queues.', 'We decided to use PostgreSQL with pgvector.']);
     expect(calls[0]?.body).toMatchObject({ model: 'stub-embed', dimensions: DIMS, encoding_format: 'float' });
     for (const row of await vectorsOf(ids)) {
       expect(row).toMatchObject({ embedding_model: 'stub-embed', embedding_dims: DIMS });
@@ -192,6 +192,6 @@ describe('embed stage coalescing concurrent jobs (paid provider)', () => {
     expect(a.result.embedded + b.result.embedded).toBe(2);
     const calls = callsTo(stub, EMB);
     expect(calls).toHaveLength(1);
-    expect([...calls[0]?.body.input].sort()).toEqual(['Invoices are sent on the first of the month.', 'The staging cluster runs in Frankfurt.']);
+    expect([...calls[0]!.body.input].sort()).toEqual(['Invoices are sent on the first of the month.', 'The staging cluster runs in Frankfurt.']);
   });
 });

@@ -5,7 +5,7 @@ import { claimForExtraction, releaseExtraction } from '../../src/db/sql/extract-
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { RECONCILE_SYSTEM_PROMPT } from '../../src/providers/llm/prompts.js';
 import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
-import { callsTo, ingest, promptLines, runStage, sql, stubProviderEnv, TENANT, throughEmbed } from '../../test/support/pipeline.js';
+import { ingest, promptLines, runStage, sql, stubProviderEnv, TENANT, throughEmbed } from '../../test/support/pipeline.js';
 import { startProviderStub, stubEmbedding, type ChatHandler, type ProviderStub, type RecordedCall } from '../../test/support/provider-stub.js';
 import { askProviders, extract } from './handler.js';
 import { EXTRACT_BATCH, extractLeaseMs } from './schema.js';
@@ -130,7 +130,7 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
     ]);
     // The call passed the gate and its tokens, as the stub billed them, are counted under its own task.
     const [usage] = await sql<{ n: number; tokens: number }>(m.deps.db, `SELECT count(*)::int AS n, sum(tokens_in + tokens_out)::int AS tokens FROM token_usage WHERE task = 'reconcile'`);
-    const prompt = (asks[0]?.body.messages as Array<{ content: string }>).map((x) => x.content).join('\n');
+    const prompt = (asks[0]!.body.messages as Array<{ content: string }>).map((x) => x.content).join('\n');
     expect(usage).toEqual({ n: 1, tokens: Math.ceil(prompt.length / 4) + Math.ceil(String(model(asks[0]?.body)).length / 4) });
 
     // A replay of the pass finds nothing to do and asks nothing.

@@ -50,7 +50,10 @@ function operation(route: RouteDoc): JsonSchema {
 /** The OpenAPI 3.1 document of the API, built from the route catalog and its zod schemas. */
 export function openApiDocument(version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  for (const route of ROUTES) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = operation(route);
+  }
   return {
     openapi: '3.1.0',
     info: {

@@ -144,7 +144,7 @@ async function* readLines(file: string): AsyncGenerator<{ lines: FileLine[]; con
 }
 
 async function resolveFiles(abs: string, eventsRoot: string): Promise<{ files: string[]; root: string }> {
-  let info;
+  let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(abs);
   } catch {

@@ -20,6 +20,7 @@ export interface DeadLetter {
  * must never make its own dead letter unwritable, or the file would stall on it.
  */
 function storable(s: string, max: number): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and control characters are what this expression is for
   return s.slice(0, max).replace(/\u0000|[\uD800-\uDFFF]/gu, '\uFFFD');
 }
 

@@ -49,7 +49,7 @@ function insertStatement(source: string): string {
 }
 
 /** Orders the statement's answer like `rows`; keys it did not return (duplicates) are read back. */
-async function inRowOrder(tx: Queryable, rows: EventRow[], found: InsertedEvent[], readBack: (keys: string[]) => Promise<InsertedEvent[]>): Promise<InsertedEvent[]> {
+async function inRowOrder(_tx: Queryable, rows: EventRow[], found: InsertedEvent[], readBack: (keys: string[]) => Promise<InsertedEvent[]>): Promise<InsertedEvent[]> {
   const byKey = new Map(found.map((r) => [r.idem_key, r]));
   const missing = rows.filter((r) => !byKey.has(r.idem_key)).map((r) => r.idem_key);
   if (missing.length > 0) for (const r of await readBack(missing)) byKey.set(r.idem_key, r);

@@ -129,14 +129,20 @@ export class UseLiteEmbeddings implements EmbeddingProvider {
 
   private onMessage(session: Session, raw: unknown): void {
     const parsed = ThreadMessage.safeParse(raw);
-    if (!parsed.success) return this.fail(session, new Error('malformed message from the use-lite thread'));
+    if (!parsed.success) {
+      this.fail(session, new Error('malformed message from the use-lite thread'));
+      return;
+    }
     const msg = parsed.data;
     if (msg.type === 'ready') {
       session.loaded = true;
       for (const w of session.readyWaiters.splice(0)) w.resolve();
     } else {
       const waiter = session.pending.get(msg.id);
-      if (waiter === undefined) return this.fail(session, new Error(`the use-lite thread answered unknown request ${msg.id}`));
+      if (waiter === undefined) {
+        this.fail(session, new Error(`the use-lite thread answered unknown request ${msg.id}`));
+        return;
+      }
       session.pending.delete(msg.id);
       if (msg.type === 'failed') {
         // Deterministic for this input, so a retry would fail the same way.

@@ -40,7 +40,7 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
     ...(flagString(args, 'embedder') ? { EMBEDDINGS_MODEL: flagString(args, 'embedder') } : {}),
   });
   const running = await startRoles(config, log, { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: false }, { inMemory: true });
-  const url = `http://127.0.0.1:${(running.app?.server.address() as { port: number }).port}`;
+  const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
   try {
     const t0 = performance.now();
     const events = data.events.map(({ sample_id: _, ...e }) => e);

@@ -116,7 +116,7 @@ export function analyse(text: string): Analysis {
     pastFirstPerson =
       (v.tags.has('PastTense') && !v.tags.has('Copula') && !v.tags.has('Auxiliary')) ||
       (v.word === 'was' && next !== undefined && next.tags.has('Gerund')) ||
-      ((v.word === 'have' || v.word === 'had') && v.tags.has('Auxiliary') && next !== undefined && next.tags.has('Participle'));
+      ((v.word === 'have' || v.word === 'had') && v.tags.has('Auxiliary') && next?.tags.has('Participle') === true);
   }
   return { text, terms, subjectHead, droppedSubject, imperative, pastFirstPerson, firstPerson, hasVerb, deicticSubject };
 }

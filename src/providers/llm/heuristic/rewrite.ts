@@ -21,6 +21,7 @@ export function selfLabel(speaker: string | undefined, role: string | undefined,
   return { start: `The ${r}`, mid: `the ${r}` };
 }
 
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is removed on its own, joiners and modifiers included
 const EMOJI_RE = /[\p{Extended_Pictographic}\u{FE0F}\u{200D}\u{1F3FB}-\u{1F3FF}]/gu;
 /** Interjections that are dropped only when punctuation follows ("Great, I ..." but not "Great things ..."). */
 const LEAD_PUNCT =
@@ -124,6 +125,7 @@ export function toThirdPerson(text: string, a: Analysis, self: SelfLabel): strin
     .replace(/\bmyself\b/gi, 'themself')
     .replace(/\bme\b(?![-'])/gi, S);
   s = s.replace(/我的/g, `${S}的`).replace(/我(?!们)/g, S);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and control characters are what this expression is for
   return s.replace(/\u0000/g, (_m, offset: number) => (offset === 0 ? self.start : self.mid));
 }
 

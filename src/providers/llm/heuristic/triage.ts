@@ -39,6 +39,7 @@ export function isAck(text: string): boolean {
   const bare = text
     .toLowerCase()
     .replace(/[’‘]/g, "'")
+    // biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is removed on its own, joiners and modifiers included
     .replace(/[\p{Extended_Pictographic}\u{FE0F}\u{200D}\u{1F3FB}-\u{1F3FF}]/gu, ' ')
     .replace(/[^\p{L}\p{N}'\s]/gu, ' ')
     .replace(/\s+/g, ' ')

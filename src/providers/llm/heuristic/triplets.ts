@@ -177,7 +177,7 @@ function subjectVerbObject(ctx: TripletContext): RawTriplet | null {
     !!t && (t.tags.has('Adverb') || t.tags.has('Negative') || ((t.tags.has('Auxiliary') || t.tags.has('Modal')) && !t.tags.has('Copula')));
   while (helper(terms[vi])) vi++;
   const verb = terms[vi];
-  if (!verb || !verb.tags.has('Verb') || verb.tags.has('Copula') || /^(?:gonna|wanna|gotta|going)$/.test(verb.text.toLowerCase())) return null;
+  if (!verb?.tags.has('Verb') || verb.tags.has('Copula') || /^(?:gonna|wanna|gotta|going)$/.test(verb.text.toLowerCase())) return null;
   const lemma = ctx.lemma(verb.word, verb.tags);
   if (!lemma || LIGHT_VERBS.has(lemma)) return null;
   const negative = terms.slice(si + 1, vi).some((t) => t.tags.has('Negative') || t.word === 'not');
