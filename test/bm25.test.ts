@@ -50,6 +50,15 @@ async function expectExact(tenant: Tenant): Promise<void> {
   expect(stored).toEqual(counted);
 }
 
+/** Every chunk key (text and vector) is already what a full rebuild (memloom_refresh_chunk_keys) computes. */
+async function expectCanonicalKeys(tenant: Tenant): Promise<void> {
+  const keys = () => sql<{ id: string; f: string; v: string | null }>(tenant, 'SELECT id, fts::text AS f, embedding::text AS v FROM chunks ORDER BY id');
+  const before = await keys();
+  expect(before.length).toBeGreaterThan(0);
+  await sql(tenant, `SELECT memloom_refresh_chunk_keys(array_agg(id), 'all') FROM chunks`);
+  expect(await keys()).toEqual(before);
+}
+
 const turns = (user: string, session: string, texts: string[], extra: object = {}) =>
   texts.map((content, i) => ({ user_id: user, session_id: session, content, occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, i)).toISOString(), metadata: { speaker: i % 2 ? 'Robin' : 'Sasha' }, ...extra }));
 
@@ -71,6 +80,7 @@ describe.each(['embedded', 'server'] as const)('on %s PostgreSQL', (mode) => {
       await ingest('acme', turns('u1', 'trip', ['We booked the ferry to Helsinki for the conference.', 'The hotel near the harbour was fully booked.', 'I prefer window seats on long flights.']));
       await ingest('acme', turns('u2', 'garden', ['The tomatoes need watering every second day.', 'We planted basil next to the tomatoes.']));
       await expectExact('acme');
+      await expectCanonicalKeys('acme');
       // BM25 ranks on either database (on a server, auto's retrievers run on separate connections).
       for (const recallMode of ['chunks', 'auto']) {
         const r = await postJson(`${m.url}/v1/recall`, { query: 'When is the ferry to Helsinki?', user_id: 'u1', mode: recallMode }, auth('acme'));
@@ -143,6 +153,22 @@ describe.each(['embedded', 'server'] as const)('on %s PostgreSQL', (mode) => {
       expect(after.next).toContain('alphathree');
       expect([...after.own, ...after.prev, ...after.next, ...after.meta]).not.toContain('alphatwo');
       expect((await keyParts('acme', 'alphathree closes')).prev).toContain('alphaone');
+      await expectExact('acme');
+    });
+
+    it('are written finished: a full rebuild changes none, also after turns arriving out of order and several of a session in one batch', async () => {
+      const at = (ms: number) => new Date(Date.UTC(2026, 10, 3, 9, 0, 0) + ms).toISOString();
+      const turn = (content: string, ms: number, speaker = 'Kim') => ({ user_id: 'cat', session_id: 's3', content, occurred_at: at(ms), metadata: { speaker } });
+      await ingest('acme', [turn('echoone first', 0), turn('echothree third', 3000), turn('echofive fifth', 5000, 'Lee')]);
+      // Late arrivals between existing turns, one batch: each lands between two and next to another new one.
+      await ingest('acme', [turn('echotwo second', 2000, 'Lee'), turn('echotwohalf second and a half', 2500), turn('echofour fourth', 4000)]);
+      await ingest('acme', [turn('echozero before all', -1000)]);
+      expect((await keyParts('acme', 'echoone first')).prev).toContain('echozero');
+      expect((await keyParts('acme', 'echoone first')).next).toContain('echotwo');
+      expect((await keyParts('acme', 'echothree third')).prev).toContain('echotwohalf');
+      expect((await keyParts('acme', 'echothree third')).next).toContain('echofour');
+      expect((await keyParts('acme', 'echofive fifth')).prev).toContain('echofour');
+      await expectCanonicalKeys('acme');
       await expectExact('acme');
     });
   });

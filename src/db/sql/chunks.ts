@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { insertChunksWithKeys, lockSessionsOfRows, writeVectorsWithKeys } from './chunk-keys.js';
 import { MAX_VECTORS_PER_STATEMENT, vectorList } from './vector.js';
 
 export interface EventToChunk {
@@ -45,25 +46,16 @@ export interface NewChunk {
 }
 
 /**
- * Inserts chunks and moves their events to `chunked`, in the caller's transaction, then builds the
- * index keys of the new chunks and of their session neighbours (refreshChunkKeys).
- * Idempotent: UNIQUE (event_id, idx) with DO NOTHING, and only `triaged` events move.
+ * Inserts chunks with their finished index keys, rewriting the keys of the existing chunks they
+ * land next to, in one statement (insertChunksWithKeys) after the sessions' locks; then moves the
+ * events to `chunked`, all in the caller's transaction.
+ * Idempotent: existing (event_id, idx) rows are left out (UNIQUE, DO NOTHING), and only `triaged`
+ * events move.
  */
 export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<void> {
   if (chunks.length > 0) {
-    const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO chunks (event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at, fts, run_id)
-       SELECT x.event_id, e.seq, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, x.dataset, x.user_id, x.agent_id, x.session_id, x.occurred_at,
-              to_tsvector('simple', x.fts_doc), $2
-       FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, idx int, content text, start_offset int, end_offset int, tokens int,
-            content_hash text, fts_doc text, dataset text, user_id text, agent_id text, session_id text, occurred_at timestamptz)
-       JOIN events e ON e.id = x.event_id
-       ON CONFLICT (event_id, idx) DO NOTHING
-       RETURNING id`,
-      [JSON.stringify(chunks), runId],
-    );
-    // New chunks have no vector yet, so their neighbours' key vectors do not change.
-    await refreshChunkKeys(tx, rows.map((r) => r.id), 'fts');
+    await lockSessionsOfRows(tx, chunks);
+    await insertChunksWithKeys(tx, JSON.stringify(chunks), runId);
   }
   await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
 }
@@ -112,10 +104,17 @@ export async function chunksWithoutVectors(tx: Queryable, eventIds: string[]): P
 }
 
 /**
- * Writes own vectors (only where still missing: a concurrent replay cannot overwrite or double),
- * then the key vectors of these chunks and their neighbours (refreshChunkKeys).
+ * Writes own vectors (only where still missing: a concurrent replay cannot overwrite or double)
+ * and the key vectors of these chunks and their neighbours: one statement (writeVectorsWithKeys)
+ * after the sessions' locks; a batch larger than one statement takes two passes.
  */
 export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
+  if (rows.length === 0) return;
+  if (rows.length <= MAX_VECTORS_PER_STATEMENT) {
+    await tx.query('SELECT memloom_lock_sessions($1::uuid[])', [rows.map((r) => r.id)]);
+    await writeVectorsWithKeys(tx, rows, model, dims);
+    return;
+  }
   for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT) {
     const slice = rows.slice(i, i + MAX_VECTORS_PER_STATEMENT);
     const params: unknown[] = [slice.map((r) => r.id), model, dims];

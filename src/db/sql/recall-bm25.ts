@@ -14,11 +14,13 @@ export interface KeywordHit {
 /**
  * Rows scored exactly: the matching rows with the highest sum of the idf of the query terms they
  * hold (BM25 with every tf at 1 and no length normalisation, a cheap test per term), at least
- * this many and five times the hits asked for. A row outside them would need a much higher term
+ * this many and PRESELECT_PER_HIT times the hits asked for. A row outside them would need a much higher term
  * frequency or a much shorter key to overtake the k-th hit; in a large scope this keeps the cost
  * of a query to a few hundred exact scores instead of every matching row.
  */
 export const PRESELECT_MIN = 200;
+/** Rows scored exactly per hit asked for, above PRESELECT_MIN (docs/recall.md). */
+export const PRESELECT_PER_HIT = 2;
 
 /** Okapi BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;
@@ -53,16 +55,26 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
   if (terms.length === 0) return [];
   const p = new Params();
   const a = table === 'memories' ? 'm' : 'c';
+  const chunks = table === 'chunks';
   const lexemes = p.add(terms.map((t) => t.term));
   const scope = where([`${a}.fts @@ q.q`, ...(table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p))]);
   const avgdl = p.add(terms[0]?.avgdl ?? 1);
   const sat = (tf: string, len: string, avg: string) => `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / ${avg}))`;
   // The preselection bound as one expression with the idf values inline (no subquery per row).
   // A scope of at most `keep` rows is scored whole; a larger one is preselected (PRESELECT_MIN).
-  const keep = Math.max(PRESELECT_MIN, k * 5);
-  const bound = () => terms.map((t) => `CASE WHEN ${a}.fts @@ plainto_tsquery('simple', ${p.add(t.term)}) THEN ${t.w} ELSE 0 END`).join(' + ');
+  const keep = Math.max(PRESELECT_MIN, k * PRESELECT_PER_HIT);
+  // A term in a chunk's own text (weight D) counts its whole idf, one only in the context parts
+  // (neighbours, time and speaker: term-frequency weight 0.3-0.5) half of it.
+  const bound = () =>
+    terms
+      .map((t) => {
+        const term = p.add(t.term);
+        return chunks
+          ? `CASE WHEN ${a}.fts @@ ${p.add(ownTextQuery(t.term))}::tsquery THEN ${t.w} WHEN ${a}.fts @@ plainto_tsquery('simple', ${term}) THEN ${t.w / 2} ELSE 0 END`
+          : `CASE WHEN ${a}.fts @@ plainto_tsquery('simple', ${term}) THEN ${t.w} ELSE 0 END`;
+      })
+      .join(' + ');
   const preselect = (terms[0]?.n ?? 0) > keep ? `ORDER BY ${bound()} DESC LIMIT ${p.add(keep)}` : '';
-  const chunks = table === 'chunks';
   const statsScope = chunks ? scopeOfStats(f, p) : '';
   // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
   const sessionCtes = chunks
@@ -101,6 +113,11 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
     p.values,
   );
   return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score) }));
+}
+
+/** A tsquery matching `lexeme` in weight D positions (a chunk's own text): the lexeme quoted as tsquery input expects. */
+function ownTextQuery(lexeme: string): string {
+  return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':D`;
 }
 
 /** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */

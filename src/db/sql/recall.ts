@@ -28,31 +28,34 @@ export const EXACT_SCAN_MAX = 5000;
  * through the scope index; otherwise the partial HNSW expression index is used with the filters
  * inside the scan: pgvector ≥ 0.8 iterative scans keep walking the graph until `k` rows pass them
  * (set by the caller with setVectorSearch), so a narrow scope does not starve results.
+ * One statement: the scope's size is the user's document count in bm25_docs (kept exact by
+ * triggers: every chunk, active memories; an upper bound of the filtered scope), and the unused
+ * branch is skipped by its one-time filter. With `includeHistory` (memories beyond the active
+ * ones) the scope is counted instead.
  */
 export async function vectorSearch(tx: Queryable, table: Table, f: RecallScope, vector: number[], dims: number, k: number): Promise<Hit[]> {
   const p = new Params();
   const q = p.add(vectorParam(vector));
   const a = alias(table);
-  const c = [`${a}.embedding_dims = ${dims}`, ...conditions(table, f, p)];
-  const exact = f.userId !== undefined && (await scopeSize(tx, table, f, dims, EXACT_SCAN_MAX + 1)) <= EXACT_SCAN_MAX;
+  const c = where([`${a}.embedding_dims = ${dims}`, ...conditions(table, f, p)]);
+  const exactDistance = `${a}.embedding <=> ${q}::vector`;
   // The HNSW index is on the expression embedding::vector(dims); ordering by the uncast column
   // does not match it, so the planner scores the scope's rows (through the scope index) instead.
-  const distance = exact ? `${a}.embedding <=> ${q}::vector` : `${a}.embedding::vector(${dims}) <=> ${q}::vector(${dims})`;
+  const indexDistance = `${a}.embedding::vector(${dims}) <=> ${q}::vector(${dims})`;
+  const limit = p.add(k);
+  const search = (distance: string, gate: string) =>
+    `(SELECT ${a}.id, 1 - (${distance}) AS score FROM ${table} ${a} WHERE ${c} ${gate} ORDER BY ${distance} LIMIT ${limit})`;
+  if (f.userId === undefined) return (await tx.query<Hit>(search(indexDistance, ''), p.values)).rows;
+  const small = f.includeHistory
+    ? `(SELECT count(*) <= ${EXACT_SCAN_MAX} FROM (SELECT 1 FROM ${table} ${a} WHERE ${c} LIMIT ${EXACT_SCAN_MAX + 1}) s)`
+    : `(SELECT coalesce(sum(docs), 0) <= ${EXACT_SCAN_MAX} FROM bm25_docs WHERE corpus = '${table}' AND user_key = ${p.add(f.userId)}${f.dataset !== undefined ? ` AND dataset = ${p.add(f.dataset)}` : ''})`;
   const { rows } = await tx.query<Hit>(
-    `SELECT ${a}.id, 1 - (${distance}) AS score FROM ${table} ${a}
-     WHERE ${where(c)} ORDER BY ${distance} LIMIT ${p.add(k)}`,
+    `WITH small AS MATERIALIZED (SELECT ${small} AS yes)
+     ${search(exactDistance, 'AND (SELECT yes FROM small)')}
+     UNION ALL ${search(indexDistance, 'AND NOT (SELECT yes FROM small)')}`,
     p.values,
   );
   return rows;
-}
-
-/** Rows of the scope with a vector of `dims`, counted up to `cap` (enough to choose a search). */
-async function scopeSize(tx: Queryable, table: Table, f: RecallScope, dims: number, cap: number): Promise<number> {
-  const p = new Params();
-  const a = alias(table);
-  const c = [`${a}.embedding_dims = ${dims}`, ...conditions(table, f, p)];
-  const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} ${a} WHERE ${where(c)} LIMIT ${p.add(cap)}) s`, p.values);
-  return rows[0]?.n ?? 0;
 }
 
 /** Entities the query names: full-text prefilter on the entity index, then the normalised name must occur in the query. */
