@@ -9,6 +9,9 @@
  * the CPU seconds each process used over that span: every worker, this process (API and the
  * load generator), the PostgreSQL backends of the scratch database, and the shared redis-server
  * (other people's queues count there too).
+ *
+ * This process also runs the scheduler role, as every deployment does: its requeue task (every
+ * REQUEUE_INTERVAL_MS, 30 s) repairs events a triage job left `received` (see `stalled` below).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -35,6 +38,12 @@ export interface ServerBurst {
   redisCpu: number;
   loadBefore: number;
   loadAfter: number;
+  /**
+   * Most events seen at once still `received` 5 s after they were handed to the queue: a triage job
+   * ran without claiming them (its FOR UPDATE SKIP LOCKED skips rows the dispatcher's enqueued-mark
+   * UPDATE holds at that moment), and they wait for the requeue task.
+   */
+  stalled: number;
 }
 
 function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
@@ -79,7 +88,7 @@ export async function serverThroughput(model: string, list: object[], workerCoun
   };
   const workers: ChildProcess[] = [];
   const config = loadConfig({ ...env, PORT: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' });
-  const running = await startRoles(config, createLogger(config, process.stderr), { api: true, watcher: false, workers: [], scheduler: false }, { queuePrefix: server.queuePrefix });
+  const running = await startRoles(config, createLogger(config, process.stderr), { api: true, watcher: false, workers: [], scheduler: true }, { queuePrefix: server.queuePrefix });
   try {
     // Started one after the other: each runs the (idempotent, advisory-locked) migrations first.
     for (let i = 0; i < workerCount; i++) workers.push(await startWorker({ ...process.env, ...env, LOG_LEVEL: 'info' }));
@@ -89,11 +98,17 @@ export async function serverThroughput(model: string, list: object[], workerCoun
       if (res.status !== 202) throw new Error(`POST /v1/events answered ${res.status}: ${await res.text()}`);
     };
     const pendingSql = `SELECT EXISTS (SELECT 1 FROM events WHERE status NOT IN ('done', 'skipped', 'failed')) AS any`;
+    const stalledSql = `SELECT count(*)::int AS n FROM events WHERE status = 'received' AND enqueued_at < now() - interval '5 seconds'`;
+    let stalled = 0;
     const drained = async () => {
-      while ((await withTenant(running.deps.db, 'default', (tx) => tx.query<{ any: boolean }>(pendingSql))).rows[0]?.any) await sleep(100);
+      for (let i = 0; (await withTenant(running.deps.db, 'default', (tx) => tx.query<{ any: boolean }>(pendingSql))).rows[0]?.any; i++) {
+        if (i % 20 === 19) stalled = Math.max(stalled, (await withTenant(running.deps.db, 'default', (tx) => tx.query<{ n: number }>(stalledSql))).rows[0]?.n ?? 0);
+        await sleep(100);
+      }
     };
     for (let i = 0; i < warmup.length; i += 200) await post(warmup.slice(i, i + 200));
     await drained();
+    stalled = 0;
     const redis = await redisPid(server.redisUrl);
     const db = databaseName(server.databaseUrl);
     const loadBefore = os.loadavg()[0] ?? Number.NaN;
@@ -113,7 +128,7 @@ export async function serverThroughput(model: string, list: object[], workerCoun
       workers: workerCount, events: list.length, seconds, ingestSeconds,
       workerCpu: workers.map((w, i) => processCpu(w.pid as number) - (w0[i] as number)),
       apiCpu: (c.user + c.system) / 1e6, pgCpu: cpuBetween(pg0, await backendCpu(PG_ADMIN, db)), redisCpu: redis ? processCpu(redis) - r0 : Number.NaN,
-      loadBefore, loadAfter: os.loadavg()[0] ?? Number.NaN,
+      loadBefore, loadAfter: os.loadavg()[0] ?? Number.NaN, stalled,
     };
   } finally {
     await Promise.all(workers.map(stopWorker));

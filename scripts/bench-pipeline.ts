@@ -297,7 +297,8 @@ async function main(): Promise<void> {
         const b = await serverThroughput(model, events(turns, copies, 't0'), w, DEBOUNCE_MS, warmup);
         const cpu = b.workerCpu.map((x) => x.toFixed(1)).join(' + ');
         out(`${model}, server, ${w} worker process(es): ${n} events recallable in ${b.seconds.toFixed(1)} s (${(n / b.seconds).toFixed(0)} events/s; POSTs took ${b.ingestSeconds.toFixed(1)} s), ` +
-          `CPU s: workers ${cpu}, API ${b.apiCpu.toFixed(1)}, PostgreSQL ${b.pgCpu.toFixed(1)}, redis-server ${b.redisCpu.toFixed(1)}; load ${b.loadBefore.toFixed(1)} → ${b.loadAfter.toFixed(1)}`);
+          `CPU s: workers ${cpu}, API ${b.apiCpu.toFixed(1)}, PostgreSQL ${b.pgCpu.toFixed(1)}, redis-server ${b.redisCpu.toFixed(1)}; load ${b.loadBefore.toFixed(1)} → ${b.loadAfter.toFixed(1)}; ` +
+          `stalled events (received 5 s after the hand-off, left to the requeue task): ${b.stalled}`);
         rows.push(`| ${model} | server, ${w} worker process(es) | ${n} | ${b.seconds.toFixed(1)} | ${(n / b.seconds).toFixed(0)} | - | - / - | - / - |`);
       }
     }
