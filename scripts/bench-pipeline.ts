@@ -27,6 +27,10 @@
  *
  * `--redis` runs the queues on Redis, `--in-memory` keeps PGlite in memory (comparisons: embedded
  * mode has neither).
+ * `--server --workers 1,2,4` also runs server mode (scripts/bench-pipeline-server.ts): the first
+ * burst's events on PostgreSQL + Redis with 1, 2 and 4 `memloom worker` processes, each count on a
+ * fresh scratch database, with every process's CPU time (after the `--warmup` events, untimed);
+ * `--only server` skips the embedded runs.
  * The LoCoMo file (CC BY-NC 4.0) is read from ../shared/data, never copied into the repository.
  * Figures go to stdout as a table; nothing here is a test.
  */
@@ -38,6 +42,7 @@ import path from 'node:path';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { startTestMemloom, type TestMemloom } from '../test/support/memloom.js';
+import { serverThroughput } from './bench-pipeline-server.js';
 
 /** EXTRACT_DEBOUNCE_MS of the runs (`--debounce`); memloom's default is 30,000. */
 const DEBOUNCE_MS = Number(arg('debounce', '100'));
@@ -287,6 +292,17 @@ async function main(): Promise<void> {
     const only = arg('only', '');
     const n = turns.length * copies;
     const ms = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(0));
+    if (process.argv.includes('--server')) {
+      for (const w of arg('workers', '1,2,4').split(',').map(Number)) {
+        const b = await serverThroughput(model, events(turns, copies, 't0'), w, DEBOUNCE_MS, warmup);
+        const cpu = b.workerCpu.map((x) => x.toFixed(1)).join(' + ');
+        out(`${model}, server, ${w} worker process(es): ${n} events recallable in ${b.seconds.toFixed(1)} s (${(n / b.seconds).toFixed(0)} events/s; POSTs took ${b.ingestSeconds.toFixed(1)} s), ` +
+          `CPU s: workers ${cpu}, API ${b.apiCpu.toFixed(1)}, PostgreSQL ${b.pgCpu.toFixed(1)}, redis-server ${b.redisCpu.toFixed(1)}; load ${b.loadBefore.toFixed(1)} → ${b.loadAfter.toFixed(1)}; ` +
+          `stalled events (received 5 s after the hand-off, left to the requeue task): ${b.stalled}`);
+        rows.push(`| ${model} | server, ${w} worker process(es) | ${n} | ${b.seconds.toFixed(1)} | ${(n / b.seconds).toFixed(0)} | - | - / - | - / - |`);
+      }
+    }
+    if (only === 'server') continue;
     if (only !== 'freshness') {
       // Burst k is another copy of the corpus (other users and sessions) on the same instance.
       const timed = await throughput(model, Array.from({ length: burstCount }, (_, k) => events(turns, copies, `t${k}`)), warmup);

@@ -6,7 +6,10 @@
  * vectors from the configured embedder computed in TypeScript in batches.
  */
 import { randomUUID } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
+/** What loading needs of a database: PGlite, or a pg client of the database owner (server mode). */
+export interface SqlRunner {
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
 import type { EmbeddingProvider } from '../src/providers/types.js';
 import { toVectorSql } from '../src/db/sql/vector.js';
 import { contentHash, ftsDocument, normalizeText } from '../src/domain/text.js';
@@ -109,7 +112,7 @@ const BATCH = 2000;
  * same first 10k), links each to the entities it names, and adds a sparse entity graph once.
  * Runs as the database owner on the PGlite session; the caller makes sure nothing else is running.
  */
-export async function loadMemories(db: PGlite, embeddings: EmbeddingProvider, v: Vocabulary, from: number, to: number, onBatch?: (done: number) => void): Promise<void> {
+export async function loadMemories(db: SqlRunner, embeddings: EmbeddingProvider, v: Vocabulary, from: number, to: number, onBatch?: (done: number) => void): Promise<void> {
   const entityIds = await ensureEntities(db, v);
   const now = Date.now();
   for (let start = from; start < to; start += BATCH) {
@@ -145,7 +148,7 @@ export async function loadMemories(db: PGlite, embeddings: EmbeddingProvider, v:
 }
 
 /** Named entities of the vocabulary (technologies, places, people, projects) and ~2 random edges each. */
-async function ensureEntities(db: PGlite, v: Vocabulary): Promise<Map<string, string>> {
+async function ensureEntities(db: SqlRunner, v: Vocabulary): Promise<Map<string, string>> {
   const existing = await db.query<{ normalized_name: string; id: string }>(`SELECT normalized_name, id FROM entities WHERE tenant_id = 'default'`);
   if (existing.rows.length > 0) return new Map(existing.rows.map((x) => [x.normalized_name, x.id]));
   const entities = [...v.entityWords].map(([name, type]) => ({ id: randomUUID(), name: cap(name), n: name, type, f: ftsDocument(name) }));

@@ -1,11 +1,15 @@
 /**
- * Recall latency in embedded mode (issue 6 item 5): p50/p95/p99 of POST /v1/recall (mode
+ * Recall latency in embedded or server mode (issue 6 item 5, issue 20 item 5): p50/p95/p99 of POST /v1/recall (mode
  * memories, limit 10, a random user scope and a random vocabulary query) with 1 client and with 8
  * concurrent clients, at each requested memory count. A benchmark prints figures; nothing asserts.
  *
  *   npx tsx scripts/bench-recall-latency.ts [--sizes 10000,100000] [--requests 300] [--clients 1,8]
  *     [--home DIR (on-disk PGlite; default in memory)] [--breakdown] [--explain] [--no-analyze]
- *     [--profile FILE.cpuprofile]
+ *     [--profile FILE.cpuprofile] [--server]
+ *
+ * `--server`: memloom on PostgreSQL + pgvector and Redis instead (scripts/bench-server.ts: a scratch
+ * database and key prefix, removed afterwards); recall then takes the server path (each retriever
+ * on its own connection). The memories are loaded the same way, as the database owner.
  *
  * memloom runs in this process with only the API role (no workers, scheduler or watcher), on the
  * embedded PGlite served over its loopback socket; requests are real HTTP with keep-alive.
@@ -28,7 +32,9 @@ import { keywordSearch } from '../src/db/sql/recall-bm25.js';
 import { entitiesInQuery, loadMemories as loadMemoryRows, memoriesOfEntities, neighbourEntities, setVectorSearch, vectorSearch } from '../src/db/sql/recall.js';
 import { ftsQuery, normalizeText } from '../src/domain/text.js';
 import { createLogger } from '../src/logger.js';
-import { USERS, loadMemories, query, rng, vocabulary, type Vocabulary } from './bench-recall-corpus.js';
+import pg from 'pg';
+import { USERS, loadMemories, query, rng, vocabulary, type SqlRunner, type Vocabulary } from './bench-recall-corpus.js';
+import { createBenchServer, type BenchServer } from './bench-server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,6 +50,7 @@ const { values: args } = parseArgs({
     scope: { type: 'string', default: 'user' },
     /** Also measure recall with one transaction per retriever (the server-mode path). */
     'compare-tx': { type: 'boolean', default: false },
+    server: { type: 'boolean', default: false },
   },
 });
 const sizes = args.sizes.split(',').map(Number);
@@ -195,16 +202,34 @@ async function profile(file: string, fn: () => Promise<unknown>): Promise<void> 
 
 const HNSW = 'memories_hnsw';
 
+/** The database owner's session, for bulk loading: PGlite's, or a pg client on the scratch database. */
+interface Owner extends SqlRunner {
+  exec(sql: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+async function ownerOf(deps: Deps, server: BenchServer | undefined): Promise<Owner> {
+  const pglite = deps.embedded?.db;
+  if (pglite) {
+    await pglite.exec('RESET ROLE');
+    return { exec: (sql) => pglite.exec(sql), query: (sql, params) => pglite.query(sql, params), close: () => pglite.exec('SET ROLE memloom_app').then(() => undefined) };
+  }
+  if (!server) throw new Error('the benchmark needs embedded mode (unset DATABASE_URL) or --server');
+  const c = new pg.Client({ connectionString: server.databaseUrl });
+  c.on('error', () => undefined); // dropping the scratch database after a failure ends it too
+  await c.connect();
+  return { exec: (sql) => c.query(sql), query: async <T,>(sql: string, params?: unknown[]) => ({ rows: (await c.query(sql, params)).rows as T[] }), close: () => c.end() };
+}
+
 async function main(): Promise<void> {
   const home = args.home ?? (await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-')));
-  const config = loadConfig({ PORT: '0', MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), LOG_LEVEL: 'warn' });
+  const server = args.server ? await createBenchServer() : undefined;
+  const config = loadConfig({ PORT: '0', MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), LOG_LEVEL: 'warn', ...(server ? { DATABASE_URL: server.databaseUrl, REDIS_URL: server.redisUrl } : {}) });
   const log = createLogger(config, process.stderr);
-  const running = await startRoles(config, log, { api: true, watcher: false, workers: [], scheduler: false }, { inMemory: args.home === undefined, queuePrefix: `bench-${process.pid}` });
+  const running = await startRoles(config, log, { api: true, watcher: false, workers: [], scheduler: false }, { inMemory: args.home === undefined, queuePrefix: server?.queuePrefix ?? `bench-${process.pid}` });
   const { deps } = running;
   const embedded = deps.embedded;
-  const pglite = embedded?.db;
-  const variants = args['compare-tx'] ? ['shared-tx', 'tx-per-retriever'] : ['shared-tx'];
-  if (!pglite) throw new Error('the benchmark needs embedded mode (unset DATABASE_URL)');
+  const variants = server ? ['server'] : args['compare-tx'] ? ['shared-tx', 'tx-per-retriever'] : ['shared-tx'];
   const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
   const v = vocabulary();
   const dims = deps.providers.embeddings.dimensions;
@@ -215,24 +240,29 @@ async function main(): Promise<void> {
       if (size > loaded) {
         // Owner work on the one PGlite session while nothing else runs: bulk insert without the HNSW
         // and GIN indexes, then build them once (much faster than maintaining them row by row).
-        await pglite.exec(`RESET ROLE; DROP INDEX IF EXISTS ${HNSW}_${dims}, memories_fts_idx; SET maintenance_work_mem = '1GB'`);
+        const owner = await ownerOf(deps, server);
+        await owner.exec(`DROP INDEX IF EXISTS ${HNSW}_${dims}, memories_fts_idx; SET maintenance_work_mem = '1GB'`);
         let t0 = performance.now();
-        await loadMemories(pglite, deps.providers.embeddings, v, loaded, size, (done) => err(`  loaded ${done}/${size}`));
+        await loadMemories(owner, deps.providers.embeddings, v, loaded, size, (done) => err(`  loaded ${done}/${size}`));
         const insertS = (performance.now() - t0) / 1000;
         t0 = performance.now();
         // The definitions memloom uses (prisma/migrations; queries must match them): the GIN index of
         // the init migration, the HNSW index as memloom_ensure_ann_index builds it.
-        await pglite.exec(`CREATE INDEX memories_fts_idx ON memories USING gin (fts);
+        await owner.exec(`CREATE INDEX memories_fts_idx ON memories USING gin (fts);
           SELECT memloom_ensure_ann_index('memories', ${dims}, 0)`);
         const indexS = (performance.now() - t0) / 1000;
         t0 = performance.now();
-        if (!args['no-analyze']) await pglite.exec('ANALYZE');
+        if (!args['no-analyze']) await owner.exec('ANALYZE');
         const analyzeS = (performance.now() - t0) / 1000;
-        const toasted = (await pglite.query<{ v: number; f: number }>(
-          'SELECT round(100 * avg((pg_column_toast_chunk_id(embedding) IS NOT NULL)::int)) AS v, round(100 * avg((pg_column_toast_chunk_id(fts) IS NOT NULL)::int)) AS f FROM memories',
-        )).rows[0];
-        await pglite.exec('RESET maintenance_work_mem; SET ROLE memloom_app');
-        err(`stored out of line (TOAST): ${toasted?.v}% of vectors, ${toasted?.f}% of tsvectors`);
+        // pg_column_toast_chunk_id exists from PostgreSQL 17 (PGlite is 18); not on a PostgreSQL 15 server.
+        if (embedded) {
+          const toasted = (await owner.query<{ v: number; f: number }>(
+            'SELECT round(100 * avg((pg_column_toast_chunk_id(embedding) IS NOT NULL)::int)) AS v, round(100 * avg((pg_column_toast_chunk_id(fts) IS NOT NULL)::int)) AS f FROM memories',
+          )).rows[0];
+          err(`stored out of line (TOAST): ${toasted?.v}% of vectors, ${toasted?.f}% of tsvectors`);
+        }
+        await owner.exec('RESET maintenance_work_mem');
+        await owner.close();
         err(`${size} memories: insert ${insertS.toFixed(1)} s (${Math.round((size - loaded) / insertS)} rows/s), GIN + HNSW build ${indexS.toFixed(1)} s, ANALYZE ${analyzeS.toFixed(1)} s`);
         loaded = size;
       }
@@ -252,11 +282,12 @@ async function main(): Promise<void> {
     }
   } finally {
     await running.stop();
+    await server?.drop();
     if (args.home === undefined) await rm(home, { recursive: true, force: true });
   }
   const f = (x: number) => x.toFixed(1).padStart(7);
   out(`\nrecall latency — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), load avg ${os.loadavg()[0]?.toFixed(1)}, ` +
-    `Node ${process.version}, embedded PGlite ${args.home ? 'on disk' : 'in memory'}, ${deps.providers.embeddings.model} ${dims}-d, ${args.scope} scope, mode memories, limit 10`);
+    `Node ${process.version}, ${server ? 'server: PostgreSQL + pgvector, Redis' : `embedded PGlite ${args.home ? 'on disk' : 'in memory'}`}, ${deps.providers.embeddings.model} ${dims}-d, ${args.scope} scope, mode memories, limit 10`);
   out('memories  variant           clients  requests   p50 ms   p95 ms   p99 ms  server p50  server p95  cpu ms/req   req/s');
   for (const x of rows) out(`${String(x.memories).padStart(8)}  ${x.variant.padEnd(16)}  ${String(x.clients).padStart(7)}  ${String(x.requests).padStart(8)}  ${f(x.p50)}  ${f(x.p95)}  ${f(x.p99)}     ${f(x.server50)}     ${f(x.server95)}      ${f(x.cpu)}  ${f(x.rps)}`);
 }

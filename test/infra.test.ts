@@ -61,7 +61,7 @@ describe('docker-compose.yml', () => {
     expect(result.seen.commands.sort()).toEqual(['api', 'migrate', 'scheduler', 'watcher', 'worker']);
     expect(result.seen.env).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'MEMLOOM_API_KEYS', 'POSTGRES_USER']));
     expect(result.seen.apiPorts.length).toBeGreaterThanOrEqual(2);
-    expect(result.seen.images).toEqual(expect.arrayContaining(['pgvector/pgvector:pg17', 'redis:7']));
+    expect(result.seen.images).toEqual(expect.arrayContaining(['pgvector/pgvector:0.8.0-pg15', 'redis:7']));
   });
 
   it('refuses to start the API without MEMLOOM_API_KEYS in the shell', () => {
@@ -103,7 +103,7 @@ describe('infra/compose.dev.yml', () => {
     const r = validateCompose(raw, ctx, REQUIRED_SHELL_ENV, dockerfile.env);
     expect(r.errors).toEqual([]);
     expect(Object.keys(asObj(asObj(raw).services)).sort()).toEqual(['postgres', 'redis']);
-    expect(r.seen.images.sort()).toEqual(['pgvector/pgvector:pg17', 'redis:7']);
+    expect(r.seen.images.sort()).toEqual(['pgvector/pgvector:0.8.0-pg15', 'redis:7']);
   });
 });
 

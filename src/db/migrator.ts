@@ -39,7 +39,7 @@ export async function assertPgvector(client: pg.ClientBase): Promise<void> {
   );
   const row = rows[0];
   const fix =
-    'Install pgvector >= 0.5 on that server (Debian/Ubuntu: apt install postgresql-<major>-pgvector; Docker: the pgvector/pgvector:pg17 image; managed: enable the "vector" extension), or unset DATABASE_URL to use the embedded database.';
+    'Install pgvector >= 0.5 on that server (Debian/Ubuntu: apt install postgresql-<major>-pgvector; Docker: the pgvector/pgvector:0.8.0-pg15 image; managed: enable the "vector" extension), or unset DATABASE_URL to use the embedded database.';
   if (!row) {
     throw new MemloomError('PGVECTOR_MISSING', `The PostgreSQL server has no pgvector extension (needed for vector search). ${fix}`, { kind: 'unavailable', retryable: false });
   }

@@ -105,7 +105,7 @@ export interface Context {
 /** Variables allowed on containers besides memloom's own configuration. */
 export const ENV_ALLOWLIST = new Set(['NODE_ENV', 'POSTGRES_USER', 'POSTGRES_PASSWORD', 'POSTGRES_DB', 'POSTGRES_INITDB_ARGS']);
 /** Third-party images must be exactly these; memloom images need an explicit, non-latest tag. */
-export const PINNED_IMAGES: Record<string, string> = { 'pgvector/pgvector': 'pgvector/pgvector:pg17', redis: 'redis:7', node: 'node:20-bookworm-slim' };
+export const PINNED_IMAGES: Record<string, string> = { 'pgvector/pgvector': 'pgvector/pgvector:0.8.0-pg15', redis: 'redis:7', node: 'node:20-bookworm-slim' };
 export const DEFAULT_PORT = 8787;
 export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
