@@ -125,12 +125,13 @@ export async function insertedEvents(db: Queryable, tenantId: string, rows: Even
  * Looks each id up by primary key and updates by ctid. A plain `id = ANY(…) AND enqueued_at IS
  * NULL` lets the planner AND the partial not-enqueued index with the tenant index (RLS) and scan
  * every unmarked event of the tenant: PGlite runs no autovacuum, so its statistics stay those of
- * an empty table. A concurrently updated row (real PostgreSQL) fails the ctid recheck and stays
- * unmarked: the requeue task re-adds it under the same job id, which is harmless.
+ * an empty table. A row another transaction holds (real PostgreSQL: triage claiming it) is skipped,
+ * never waited for: triage marks what it claims itself, and the requeue task re-adds an unmarked
+ * event under the same job id, which is harmless.
  */
 function markStatement(ids: string): string {
   return `UPDATE events SET enqueued_at = now()
-  WHERE ctid = ANY(ARRAY(SELECT (SELECT e.ctid FROM events e WHERE e.id = x.id AND e.enqueued_at IS NULL) FROM unnest(${ids}) AS x(id)))`;
+  WHERE ctid = ANY(ARRAY(SELECT (SELECT e.ctid FROM events e WHERE e.id = x.id AND e.enqueued_at IS NULL FOR UPDATE SKIP LOCKED) FROM unnest(${ids}) AS x(id)))`;
 }
 
 /** Marks events as handed to the queue (the requeue task re-enqueues those never marked). */

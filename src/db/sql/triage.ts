@@ -11,16 +11,21 @@ export interface ReceivedEvent {
 }
 
 /**
- * Claims those of `ids` still `received` for triage, oldest first. Locks the rows (FOR UPDATE SKIP
- * LOCKED) so two jobs holding the same event (dispatcher and requeue task) never triage it twice.
- * Call inside withTenant; a replay finds its events no longer `received` and claims nothing.
+ * Claims those of `ids` still `received` for triage, oldest first. Locks the rows (FOR UPDATE, in
+ * seq order) so two jobs holding the same event (dispatcher and requeue task) never triage it
+ * twice: the second waits, and PostgreSQL re-checks `status = 'received'` on the row it waited
+ * for, so it claims nothing the first triaged. It waits rather than skips: on a server the
+ * dispatcher's enqueued mark may hold the rows for a moment while a worker in another process
+ * already runs the job, and a skipped event stayed `received` until the requeue task came by
+ * (seen in the server pipeline benchmark). The mark skips rows it cannot lock, so neither waits on
+ * the other. Call inside withTenant; a replay finds its events no longer `received`.
  */
 export async function claimReceived(tx: Queryable, ids: string[]): Promise<ReceivedEvent[]> {
   const { rows } = await tx.query<ReceivedEvent>(
     `SELECT id, type, role, content, session_id, user_id, importance FROM events
      WHERE id = ANY($1::uuid[]) AND status = 'received'
      ORDER BY seq
-     FOR UPDATE SKIP LOCKED`,
+     FOR UPDATE`,
     [ids],
   );
   return rows;
