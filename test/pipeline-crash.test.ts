@@ -3,11 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedDatabase } from '../src/db/embedded.js';
 import { createPool, type Db } from '../src/db/pool.js';
 import { REDIS_URL, startTestMemloom, waitFor } from './support/memloom.js';
 import {
-  apiStats, conversation, duplicateGroups, NO_DUPLICATES, perMessageExtractor, postEvents, rowCounts, startSharedPglite, stubProviderEnv, waitDrained, waitForOutput,
+  apiStats, conversation, duplicateGroups, NO_DUPLICATES, perMessageExtractor, postEvents, rowCounts, startExternalDatabase, stubProviderEnv, waitDrained, waitForOutput, type ExternalDatabase,
   type RowCounts,
 } from './support/pipeline.js';
 import { freePort, spawnMemloom, waitReady, type MemloomProcess } from './support/process.js';
@@ -75,7 +74,7 @@ describe('SIGKILL mid-pipeline, then restart', () => {
   }
 
   it('server mode, Redis queues: a killed worker process is replaced and the rows match an uninterrupted run', async () => {
-    const external: EmbeddedDatabase = await startSharedPglite(384);
+    const external: ExternalDatabase = await startExternalDatabase(384);
     cleanups.push(() => external.stop());
     const env = { ...stubProviderEnv(stub), ...COMMON_ENV, DATABASE_URL: external.url, REDIS_URL, QUEUE_PREFIX: `crash-${randomUUID().slice(0, 8)}` };
     const api = spawnMemloom(['api'], { ...env, PORT: String(await freePort()) });
