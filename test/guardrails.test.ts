@@ -153,9 +153,12 @@ describe('a provider 429', () => {
     const limited = chats.filter((c) => c.status === 429);
     expect(limited).toHaveLength(1);
     // The 429 was answered at `at + LATENCY`; calls that reached the stub clearly after that
-    // (not already in flight) waited for the whole Retry-After, whichever job made them.
+    // waited for the whole Retry-After, whichever job made them. "Clearly": a call admitted just
+    // before the 429 came back and its cooldown was stored is already on its way; on a loaded
+    // 2-core machine it was seen arriving 106 ms after the answer (server suite), so half the
+    // Retry-After separates the two.
     const answeredAt = (limited[0] as RecordedCall).at + LATENCY;
-    const later = chats.filter((c) => c.at > answeredAt + 100);
+    const later = chats.filter((c) => c.at > answeredAt + 1000);
     expect(later.length).toBeGreaterThan(0);
     for (const c of later) expect(c.at).toBeGreaterThanOrEqual(answeredAt + 2000 - 50);
     // Every session extracted once; the limited job was put back without using an attempt.
