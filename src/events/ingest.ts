@@ -157,14 +157,33 @@ export class EventWriter {
 
   async #commit(group: Pending[]): Promise<void> {
     try {
-      const results = await writeGroup(this.#db, group);
+      const results = await writeGroupRetryingDeadlocks(this.#db, group);
       group.forEach((p, i) => p.resolve(results[i] as InsertedEvent[]));
     } catch (err) {
       if (group.length === 1 || translateError(err).kind === 'unavailable') {
         for (const p of group) p.reject(err);
         return;
       }
-      for (const p of group) await writeGroup(this.#db, [p]).then(([stored]) => p.resolve(stored as InsertedEvent[]), p.reject);
+      for (const p of group) await writeGroupRetryingDeadlocks(this.#db, [p]).then(([stored]) => p.resolve(stored as InsertedEvent[]), p.reject);
+    }
+  }
+}
+
+/** Attempts at a write that PostgreSQL chose as a deadlock's victim. */
+const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * On a server, two writers (API processes, the watcher, this writer's parallel group commits)
+ * inserting the same keys in different orders deadlock; PostgreSQL aborts one. Written again, the
+ * victim finds the other's rows committed and counts them as duplicates. Rows are not sorted by
+ * key instead: their order is the request's, which `seq` records and the pipeline follows.
+ */
+async function writeGroupRetryingDeadlocks(db: Db, group: Pending[]): Promise<InsertedEvent[][]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeGroup(db, group);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || attempt >= DEADLOCK_ATTEMPTS) throw err;
     }
   }
 }

@@ -76,7 +76,9 @@ async function prepareServer(): Promise<void> {
  */
 export async function createTemplate(): Promise<string> {
   await prepareServer();
-  const name = `memloom_tpl_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  await dropStaleTemplates();
+  // The creation time (seconds, base 36) in the name lets a later run drop what a killed run left.
+  const name = `memloom_tpl_${Math.floor(Date.now() / 1000).toString(36)}_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
   await asSuper((c) => c.query(`CREATE DATABASE ${name} OWNER ${OWNER_ROLE}`));
   await asSuper((c) => c.query('CREATE EXTENSION vector'), name);
   const owner = new pg.Client({ connectionString: urlOf(name, OWNER_ROLE) });
@@ -88,6 +90,19 @@ export async function createTemplate(): Promise<string> {
     await owner.end();
   }
   return name;
+}
+
+/** Runs killed before their teardown leave databases behind: those of templates over 6 hours old go. */
+const STALE_AFTER_S = 6 * 3600;
+async function dropStaleTemplates(): Promise<void> {
+  const { rows } = await asSuper((c) => c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'memloom\\_tpl\\_%'`));
+  const now = Date.now() / 1000;
+  const stale = new Set<string>();
+  for (const { datname } of rows) {
+    const m = /^memloom_tpl_([0-9a-z]+)_[0-9a-f]{8}/.exec(datname);
+    if (m?.[1] && now - Number.parseInt(m[1], 36) > STALE_AFTER_S) stale.add(datname.slice(0, m[0].length));
+  }
+  for (const template of stale) await dropTemplate(template);
 }
 
 /** Drops the template and every database copied from it (also those a crashed test file left). */
