@@ -51,6 +51,13 @@ export interface NewChunk {
  */
 export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<void> {
   if (chunks.length > 0) {
+    // The sessions' locks before any write (see refreshChunkKeys).
+    await tx.query(
+      `SELECT count(pg_advisory_xact_lock(k)) FROM (
+         SELECT DISTINCT hashtextextended(concat_ws(chr(31), current_setting('app.tenant_id'), x.dataset, coalesce(x.user_id, ''), x.session_id), 727002) AS k
+         FROM jsonb_to_recordset($1::jsonb) AS x(dataset text, user_id text, session_id text) WHERE x.session_id IS NOT NULL ORDER BY 1) s`,
+      [JSON.stringify(chunks.map((c) => ({ dataset: c.dataset, user_id: c.user_id, session_id: c.session_id })))],
+    );
     const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO chunks (event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at, fts, run_id)
        SELECT x.event_id, e.seq, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, x.dataset, x.user_id, x.agent_id, x.session_id, x.occurred_at,
@@ -73,6 +80,10 @@ export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: 
  * sessions (docs/recall.md "Index keys"). Takes each session's transaction-scoped lock first, in
  * its own statement, so the rebuild reads the chunks of any writer of the same session that
  * committed meanwhile: two turns written concurrently each end up in the other's key.
+ * A caller that writes chunks (or, through the BM25 triggers, statistics rows) in the same
+ * transaction takes the session locks before those writes: otherwise it holds rows the lock
+ * holder's rebuild updates while it waits for that lock (`deadlock detected` on PostgreSQL 15,
+ * server suite). The lock is re-entrant within a transaction.
  */
 export async function refreshChunkKeys(tx: Queryable, chunkIds: string[], parts: 'fts' | 'vector' | 'all' = 'all'): Promise<void> {
   if (chunkIds.length === 0) return;
@@ -116,6 +127,9 @@ export async function chunksWithoutVectors(tx: Queryable, eventIds: string[]): P
  * then the key vectors of these chunks and their neighbours (refreshChunkKeys).
  */
 export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
+  if (rows.length === 0) return;
+  // The sessions' locks before the vectors are written (see refreshChunkKeys).
+  await tx.query('SELECT memloom_lock_sessions($1::uuid[])', [rows.map((r) => r.id)]);
   for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT) {
     const slice = rows.slice(i, i + MAX_VECTORS_PER_STATEMENT);
     const params: unknown[] = [slice.map((r) => r.id), model, dims];
