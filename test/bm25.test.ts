@@ -3,6 +3,7 @@ import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/server-mode.js';
+import { SERVER_MODE } from './support/server-db.js';
 
 const KEYS = { acme: 'ka', globex: 'kb' } as const;
 type Tenant = keyof typeof KEYS;
@@ -62,13 +63,14 @@ async function expectCanonicalKeys(tenant: Tenant): Promise<void> {
 const turns = (user: string, session: string, texts: string[], extra: object = {}) =>
   texts.map((content, i) => ({ user_id: user, session_id: session, content, occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, i)).toISOString(), metadata: { speaker: i % 2 ? 'Robin' : 'Sasha' }, ...extra }));
 
-// The same SQL on both databases: embedded PGlite, and a PostgreSQL server (fresh database, Redis queues).
-describe.each(['embedded', 'server'] as const)('on %s PostgreSQL', (mode) => {
+// The same SQL on both databases: embedded PGlite, and a PostgreSQL server (fresh database, Redis
+// queues). The server suite (npm run test:server) gives every memloom a server already: one pass.
+describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as const))('on %s PostgreSQL', (mode) => {
   let db: ScratchDatabase | undefined;
   beforeAll(async () => {
-    db = mode === 'server' ? await createScratchDatabase('memloom_bm25') : undefined;
+    db = mode === 'server' && !SERVER_MODE ? await createScratchDatabase('memloom_bm25') : undefined;
     const env = { MEMLOOM_API_KEYS: 'ka:acme,kb:globex', TTL_SWEEP_INTERVAL_MS: '300', ...(db ? { DATABASE_URL: db.url } : {}) };
-    m = await startTestMemloom({ env, redis: mode === 'server', roles: { workers: QUEUE_NAMES, scheduler: true } });
+    m = await startTestMemloom({ env, redis: SERVER_MODE ? undefined : mode === 'server', roles: { workers: QUEUE_NAMES, scheduler: true } });
   }, 180_000);
   afterAll(async () => {
     await m?.close();

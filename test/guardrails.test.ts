@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import type { EmbeddedDatabase } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { MemloomError } from '../src/errors.js';
 import { Gate, reserveTenantTask } from '../src/providers/gate.js';
@@ -12,7 +11,8 @@ import { RedisGateStore } from '../src/providers/gate-redis.js';
 import { runInGateScope } from '../src/providers/gate-scope.js';
 import { startRoles, type Running } from '../apps/cli/commands/serve.js';
 import { REDIS_URL, getJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
-import { callsTo, postEvents, promptLines, sql, startSharedPglite, waitDrained, waitForOutput } from './support/pipeline.js';
+import { callsTo, postEvents, promptLines, sql, startExternalDatabase, waitDrained, waitForOutput, type ExternalDatabase } from './support/pipeline.js';
+import { QUEUE_BACKENDS } from './support/server-db.js';
 import { spawnMemloom, type MemloomProcess } from './support/process.js';
 import { startProviderStub, type ProviderStub, type RecordedCall } from './support/provider-stub.js';
 
@@ -30,9 +30,9 @@ function isExtraction(c: RecordedCall): boolean {
   return c.path === '/v1/chat/completions' && String(c.body?.messages?.[0]?.content ?? '').startsWith('You extract long-term memory');
 }
 
-describe.each([{ redis: true }, { redis: false }])('token budgets across two worker processes (redis: $redis)', ({ redis }) => {
+describe.each(QUEUE_BACKENDS)('token budgets across two worker processes (redis: $redis)', ({ redis }) => {
   let stub: ProviderStub;
-  let external: EmbeddedDatabase | undefined;
+  let external: ExternalDatabase | undefined;
   let running: Running | undefined;
   let home: string | undefined;
   const procs: MemloomProcess[] = [];
@@ -61,7 +61,7 @@ describe.each([{ redis: true }, { redis: false }])('token budgets across two wor
     /** Upper bound on the time from the gate's admission to the stub receiving the request. */
     const ADMISSION_SLACK_MS = 150;
     const SESSIONS = 12;
-    external = await startSharedPglite(384);
+    external = await startExternalDatabase(384);
     home = await mkdtemp(path.join(os.tmpdir(), 'memloom-budget-'));
     const env: Record<string, string> = {
       DATABASE_URL: external.url,
@@ -153,9 +153,12 @@ describe('a provider 429', () => {
     const limited = chats.filter((c) => c.status === 429);
     expect(limited).toHaveLength(1);
     // The 429 was answered at `at + LATENCY`; calls that reached the stub clearly after that
-    // (not already in flight) waited for the whole Retry-After, whichever job made them.
+    // waited for the whole Retry-After, whichever job made them. "Clearly": a call admitted just
+    // before the 429 came back and its cooldown was stored is already on its way; on a loaded
+    // 2-core machine it was seen arriving 106 ms after the answer (server suite), so half the
+    // Retry-After separates the two.
     const answeredAt = (limited[0] as RecordedCall).at + LATENCY;
-    const later = chats.filter((c) => c.at > answeredAt + 100);
+    const later = chats.filter((c) => c.at > answeredAt + 1000);
     expect(later.length).toBeGreaterThan(0);
     for (const c of later) expect(c.at).toBeGreaterThanOrEqual(answeredAt + 2000 - 50);
     // Every session extracted once; the limited job was put back without using an attempt.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkers, type RunningWorkers } from '../src/queue/runner.js';
 import { CATALOG } from '../workers/catalog.js';
+import { QUEUE_BACKENDS } from './support/server-db.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { duplicateGroups, NO_DUPLICATES, sql } from './support/pipeline.js';
 
@@ -27,7 +28,7 @@ const CONVERSATION = [
 const SKIPPED: Record<number, string> = { 1: 'ack', 8: 'ack', 11: 'duplicate' };
 const KEPT = CONVERSATION.length - Object.keys(SKIPPED).length;
 
-describe.each([{ redis: false }, { redis: true }])('pipeline end to end over HTTP (redis: $redis)', ({ redis }) => {
+describe.each(QUEUE_BACKENDS)('pipeline end to end over HTTP (redis: $redis)', ({ redis }) => {
   let m: TestMemloom;
   const running: RunningWorkers[] = [];
   let ids: string[] = [];

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedDatabase } from '../src/db/embedded.js';
 import { createPool, type Db } from '../src/db/pool.js';
 import { REDIS_URL, startTestMemloom } from './support/memloom.js';
 import {
-  callsTo, conversation, duplicateGroups, embeddedTexts, extractedMessageCount, NO_DUPLICATES, perMessageExtractor, postEvents, rowCounts, startSharedPglite, stubProviderEnv, waitDrained, waitForOutput, type RowCounts,
+  callsTo, conversation, duplicateGroups, embeddedTexts, extractedMessageCount, NO_DUPLICATES, perMessageExtractor, postEvents, rowCounts, startExternalDatabase, stubProviderEnv, waitDrained, waitForOutput, type ExternalDatabase, type RowCounts,
 } from './support/pipeline.js';
+import { QUEUE_BACKENDS } from './support/server-db.js';
 import { freePort, spawnMemloom, waitReady, type MemloomProcess } from './support/process.js';
 import { startProviderStub, type ProviderStub } from './support/provider-stub.js';
 
@@ -18,11 +18,11 @@ const EVENTS = conversation('mp', 8, 6);
  * The extraction model answers per message, so the rows do not depend on how events are grouped
  * into passes: they must equal those of an uninterrupted single-process run, with no duplicates.
  */
-describe.each([{ redis: true }, { redis: false }])('two worker processes on one database (redis: $redis)', ({ redis }) => {
+describe.each(QUEUE_BACKENDS)('two worker processes on one database (redis: $redis)', ({ redis }) => {
   let stub: ProviderStub;
   let baseline: { counts: RowCounts; extracted: number };
   const procs: MemloomProcess[] = [];
-  let external: EmbeddedDatabase | undefined;
+  let external: ExternalDatabase | undefined;
   let pool: Db | undefined;
 
   beforeAll(async () => {
@@ -53,7 +53,7 @@ describe.each([{ redis: true }, { redis: false }])('two worker processes on one 
   afterAll(async () => stub?.close());
 
   it('produce the rows of a single-worker run: no duplicate chunk, memory, entity, edge or provenance, each message extracted once', async () => {
-    external = await startSharedPglite(384);
+    external = await startExternalDatabase(384);
     const env = {
       ...stubProviderEnv(stub),
       DATABASE_URL: external.url,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
 import { startTestMemloom, type TestMemloom } from './support/memloom.js';
+import { SERVER_MODE } from './support/server-db.js';
 
 let m: TestMemloom;
 
@@ -15,6 +16,16 @@ beforeAll(async () => {
 afterAll(async () => m?.close());
 
 describe('row-level security', () => {
+  it('runs on the database the suite asked for: embedded, or (npm run test:server) a PostgreSQL server reached as a role that is not a superuser', async () => {
+    expect(m.deps.embedded === undefined).toBe(SERVER_MODE !== undefined);
+    if (SERVER_MODE === undefined) return;
+    const { rows } = await m.deps.db.query<{ server: string; superuser: boolean }>(
+      `SELECT current_setting('server_version_num') AS server, r.rolsuper AS superuser FROM pg_roles r WHERE r.rolname = session_user`,
+    );
+    expect(rows[0]?.superuser).toBe(false);
+    expect(Number(rows[0]?.server)).toBeGreaterThanOrEqual(150000);
+  });
+
   it('runs the application as a non-superuser role without BYPASSRLS', async () => {
     const { rows } = await m.deps.db.query<{ role: string; superuser: boolean; bypass: boolean }>(
       `SELECT current_user AS role, r.rolsuper AS superuser, r.rolbypassrls AS bypass FROM pg_roles r WHERE r.rolname = current_user`,

@@ -95,54 +95,95 @@ interface Pending {
 /** Rows per shared write; a request bigger than this still goes in one piece, alone. */
 const GROUP_ROWS = 2_000;
 
+export interface EventWriterOptions {
+  /**
+   * Group commits in flight at once. 1 (the default) where the database has one session (PGlite:
+   * a second write would only queue behind the first, and a bigger group costs less than two);
+   * more on a server, whose pool runs them on separate connections at the same time.
+   */
+  inFlight?: number;
+}
+
 /**
  * Group commit. PGlite runs one statement at a time on the thread that also serves HTTP, so what
  * limits ingestion is the number of round trips, not their size: requests that arrive while a
  * write is in flight are written together by the next one, in a single message that is a single
  * transaction (per tenant: set_config + INSERT). Each caller still gets its answer only after that
  * commit. If a shared write fails for a reason other than the database being unavailable, each
- * request is written again on its own, so one request's bad data fails only that request.
+ * request is written again on its own, so one request's bad data fails only that request. On a
+ * server up to `inFlight` writes run at once; rows go in in key order, so they never deadlock.
  */
 export class EventWriter {
   readonly #db: Db;
+  readonly #max: number;
   #queue: Pending[] = [];
-  #busy = false;
+  #running = 0;
+  #peak = 0;
 
-  constructor(db: Db) {
+  constructor(db: Db, opts: EventWriterOptions = {}) {
     this.#db = db;
+    this.#max = Math.max(1, opts.inFlight ?? 1);
+  }
+
+  /** The most group commits this writer has had in flight at once. */
+  get peakInFlight(): number {
+    return this.#peak;
   }
 
   write(tenantId: string, rows: EventRow[]): Promise<InsertedEvent[]> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ tenantId, rows, resolve, reject });
-      if (!this.#busy) void this.#run();
+      this.#pump();
     });
   }
 
-  async #run(): Promise<void> {
-    this.#busy = true;
-    try {
-      while (this.#queue.length > 0) {
-        let size = 0;
-        let n = 0;
-        while (n < this.#queue.length && (n === 0 || size + (this.#queue[n] as Pending).rows.length <= GROUP_ROWS)) size += (this.#queue[n++] as Pending).rows.length;
-        await this.#commit(this.#queue.splice(0, n));
-      }
-    } finally {
-      this.#busy = false;
+  /** Starts writes while a slot is free: each takes what has queued, up to GROUP_ROWS. */
+  #pump(): void {
+    while (this.#running < this.#max && this.#queue.length > 0) {
+      let size = 0;
+      let n = 0;
+      while (n < this.#queue.length && (n === 0 || size + (this.#queue[n] as Pending).rows.length <= GROUP_ROWS)) size += (this.#queue[n++] as Pending).rows.length;
+      const group = this.#queue.splice(0, n);
+      this.#running++;
+      this.#peak = Math.max(this.#peak, this.#running);
+      void this.#commit(group)
+        .catch((err: unknown) => { for (const p of group) p.reject(err); })
+        .finally(() => {
+          this.#running--;
+          this.#pump();
+        });
     }
   }
 
   async #commit(group: Pending[]): Promise<void> {
     try {
-      const results = await writeGroup(this.#db, group);
+      const results = await writeGroupRetryingDeadlocks(this.#db, group);
       group.forEach((p, i) => p.resolve(results[i] as InsertedEvent[]));
     } catch (err) {
       if (group.length === 1 || translateError(err).kind === 'unavailable') {
         for (const p of group) p.reject(err);
         return;
       }
-      for (const p of group) await writeGroup(this.#db, [p]).then(([stored]) => p.resolve(stored as InsertedEvent[]), p.reject);
+      for (const p of group) await writeGroupRetryingDeadlocks(this.#db, [p]).then(([stored]) => p.resolve(stored as InsertedEvent[]), p.reject);
+    }
+  }
+}
+
+/** Attempts at a write that PostgreSQL chose as a deadlock's victim. */
+const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * On a server, two writers (API processes, the watcher, this writer's parallel group commits)
+ * inserting the same keys in different orders deadlock; PostgreSQL aborts one. Written again, the
+ * victim finds the other's rows committed and counts them as duplicates. Rows are not sorted by
+ * key instead: their order is the request's, which `seq` records and the pipeline follows.
+ */
+async function writeGroupRetryingDeadlocks(db: Db, group: Pending[]): Promise<InsertedEvent[][]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeGroup(db, group);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || attempt >= DEADLOCK_ATTEMPTS) throw err;
     }
   }
 }

@@ -21,7 +21,16 @@ export interface RecallAnswer {
  * (triplets) or `auto` (memories first, then evidence chunks and triplets, within the limit).
  * Recall adds no memory; it logs the recall (its id is the handle for feedback) and access signals.
  */
-export async function recall(deps: Deps, tenantId: string, input: RecallInput, onAccess?: (memoryIds: string[]) => void): Promise<RecallAnswer> {
+export interface RecallOptions {
+  /**
+   * The retrievers share one transaction and take turns on its connection. Default: embedded mode
+   * only. On a server they run in parallel, each in a tenant transaction of its own on its own
+   * pooled connection; the results are the same either way (test/recall-parallel.test.ts).
+   */
+  oneTransaction?: boolean;
+}
+
+export async function recall(deps: Deps, tenantId: string, input: RecallInput, onAccess?: (memoryIds: string[]) => void, opts: RecallOptions = {}): Promise<RecallAnswer> {
   const started = performance.now();
   // Outside any transaction: the query embedding may be a provider call.
   const ctx = await recallContext(deps, tenantId, input);
@@ -31,7 +40,7 @@ export async function recall(deps: Deps, tenantId: string, input: RecallInput, o
     return { recall_id: recallId, results, took_ms: tookMs };
   };
   let answer: RecallAnswer;
-  if (deps.embedded) {
+  if (opts.oneTransaction ?? deps.embedded !== undefined) {
     // PGlite has one session: "parallel" connections only queue behind each other, and each extra
     // transaction costs four statements of ~1 ms CPU each there. So the retrievers share one
     // transaction, taking turns on its client (one statement at a time), and so does the log.

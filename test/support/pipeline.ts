@@ -19,6 +19,7 @@ import { embed } from '../../workers/embed/handler.js';
 import { triage } from '../../workers/triage/handler.js';
 import type { ChatHandler, ProviderStub, RecordedCall } from './provider-stub.js';
 import { waitFor } from './memloom.js';
+import { createServerDatabase, SERVER_MODE } from './server-db.js';
 
 export const TENANT = 'default';
 
@@ -334,6 +335,22 @@ export async function startSharedPglite(dims: number): Promise<EmbeddedDatabase>
     await owner.end();
   }
   return db;
+}
+
+/** A database several memloom processes share through DATABASE_URL. */
+export interface ExternalDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The shared database of multi-process tests: in the server suite a fresh database on the local
+ * PostgreSQL (server-db.ts, dropped by `stop`), otherwise a PGlite server in this process.
+ */
+export async function startExternalDatabase(dims: number): Promise<ExternalDatabase> {
+  if (!SERVER_MODE) return startSharedPglite(dims);
+  const db = await createServerDatabase();
+  return { url: db.url, stop: () => db.drop() };
 }
 
 /** Texts sent in successful embedding calls, and how many distinct ones (equal when none was embedded twice). */

@@ -6,10 +6,15 @@ import { acceptEvents } from '../../../src/events/intake.js';
 import { TenantRateLimiter } from '../../../src/events/rate-limit.js';
 import { MAX_BATCH } from '../../../src/events/schema.js';
 
+/** Group commits of events in flight at once on a PostgreSQL server. */
+const SERVER_WRITES_IN_FLIGHT = 4;
+
 /** POST /v1/events — one event or {"events":[…]}; 202 only after the events are committed. */
 export function eventRoutes(app: FastifyInstance, deps: Deps): void {
   const limiter = new TenantRateLimiter(deps.config.INGEST_RATE_PER_SEC);
-  const writer = new EventWriter(deps.db); // group commit across concurrent requests
+  // Group commit across concurrent requests: one write at a time on PGlite's one session, a few
+  // at once on a server's pool (the pool has 10 connections; recall and the dispatcher need some).
+  const writer = new EventWriter(deps.db, { inFlight: deps.embedded ? 1 : SERVER_WRITES_IN_FLIGHT });
 
   app.post('/v1/events', async (req, reply) => {
     const items = eventItems(req.body);

@@ -65,6 +65,10 @@ export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: 
  * sessions (docs/recall.md "Index keys"). Takes each session's transaction-scoped lock first, in
  * its own statement, so the rebuild reads the chunks of any writer of the same session that
  * committed meanwhile: two turns written concurrently each end up in the other's key.
+ * A caller that writes chunks (or, through the BM25 triggers, statistics rows) in the same
+ * transaction takes the session locks before those writes: otherwise it holds rows the lock
+ * holder's rebuild updates while it waits for that lock (`deadlock detected` on PostgreSQL 15,
+ * server suite). The lock is re-entrant within a transaction.
  */
 export async function refreshChunkKeys(tx: Queryable, chunkIds: string[], parts: 'fts' | 'vector' | 'all' = 'all'): Promise<void> {
   if (chunkIds.length === 0) return;
@@ -110,8 +114,9 @@ export async function chunksWithoutVectors(tx: Queryable, eventIds: string[]): P
  */
 export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
   if (rows.length === 0) return;
+  // The sessions' locks before the vectors are written (see refreshChunkKeys).
+  await tx.query('SELECT memloom_lock_sessions($1::uuid[])', [rows.map((r) => r.id)]);
   if (rows.length <= MAX_VECTORS_PER_STATEMENT) {
-    await tx.query('SELECT memloom_lock_sessions($1::uuid[])', [rows.map((r) => r.id)]);
     await writeVectorsWithKeys(tx, rows, model, dims);
     return;
   }

@@ -34,6 +34,9 @@ const COLUMNS = `idem_key text, dataset text, user_id text, agent_id text, sessi
  * The one INSERT of events, from a JSON array of EventRow (`source`: a parameter or a literal).
  * Idempotent: ON CONFLICT (tenant_id, idem_key) DO NOTHING; RETURNING names the rows it inserted,
  * and a key it does not name is a duplicate whose id is read back afterwards (rare: retries).
+ * Rows go in in the request's order, which `seq` keeps (triage's "repeated in the session", chunk
+ * neighbours and extraction follow it); so on a server two writers with the same keys in other
+ * orders can deadlock, and EventWriter writes the victim again (test/server-writes.test.ts).
  * A single plain statement on purpose: a CTE that also looked up duplicates cost more to plan than
  * a small insert costs to run, and its join scanned the tenant's events. tenant_id comes from
  * app.tenant_id (RLS checks it too).
