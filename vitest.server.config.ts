@@ -35,7 +35,10 @@ export default defineConfig({
     projects: [project('redis'), project('postgres')],
     globalSetup: ['test/support/server-global-setup.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    // One file at a time: a file may run five memloom processes, and on BullMQ's PostgreSQL
+    // backend each holds 20–30 connections; two such files at once exhausted the server's default
+    // max_connections (100), and a worker refused a connection did not recover.
+    maxWorkers: 1,
     testTimeout: 180_000,
     hookTimeout: 300_000,
     allowOnly: false,
