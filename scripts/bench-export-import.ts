@@ -17,12 +17,19 @@ const PROJECTS = ['Atlas', 'Borealis', 'Cirrus', 'Delta', 'Ember'];
 const src = await startTestMemloom({ roles: { api: true, workers: QUEUE_NAMES } });
 const dst = await startTestMemloom({ roles: { api: true, workers: QUEUE_NAMES } });
 try {
-  console.log(`${new Date().toISOString()}  ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}  load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}  node ${process.version}  events ${N}`);
+  console.log(
+    `${new Date().toISOString()}  ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}  load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}  node ${process.version}  events ${N}`,
+  );
   for (let i = 0; i < N; i += 500) {
     const events = Array.from({ length: Math.min(500, N - i) }, (_, k) => {
       const j = i + k;
       return {
-        user_id: `u${j % 5}`, session_id: `s${Math.floor(j / 20)}`, role: j % 2 ? 'assistant' : 'user',
+        user_id: `u${j % 5}`,
+        session_id: `s${Math.floor(j / 20)}`,
+        role: j % 2 ? 'assistant' : 'user',
         content: `${PEOPLE[j % 5]} decided to move the ${PROJECTS[j % 5]} project to ${['PostgreSQL', 'Kubernetes', 'Rust', 'Lisbon', 'Friday releases'][(j * 7) % 5]} in ${2000 + (j % 25)}, turn ${j}.`,
       };
     });
@@ -35,17 +42,22 @@ try {
   const file = await (await fetch(`${src.url}/v1/export`)).text();
   const exportMs = performance.now() - t;
   const records = file.split('\n').length - 1;
-  console.log(`export  ${(Buffer.byteLength(file) / 1024 / 1024).toFixed(1)} MiB  ${records} records  ${(exportMs / 1000).toFixed(2)} s  ${Math.round(records / (exportMs / 1000))} records/s`);
+  console.log(
+    `export  ${(Buffer.byteLength(file) / 1024 / 1024).toFixed(1)} MiB  ${records} records  ${(exportMs / 1000).toFixed(2)} s  ${Math.round(records / (exportMs / 1000))} records/s`,
+  );
 
   t = performance.now();
   const res = await fetch(`${dst.url}/v1/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: file });
   const result = (await res.json()) as { rejected: number; embedded: number };
   const importMs = performance.now() - t;
-  console.log(`import  ${records} records  ${(importMs / 1000).toFixed(2)} s  ${Math.round(records / (importMs / 1000))} records/s  rejected ${result.rejected}  re-embedded ${result.embedded}`);
+  console.log(
+    `import  ${records} records  ${(importMs / 1000).toFixed(2)} s  ${Math.round(records / (importMs / 1000))} records/s  rejected ${result.rejected}  re-embedded ${result.embedded}`,
+  );
 
   const a = (await getJson(`${src.url}/v1/stats`)).body.objects;
   const b = (await getJson(`${dst.url}/v1/stats`)).body.objects;
-  for (const k of ['events', 'chunks', 'memories', 'entities', 'edges', 'relations', 'provenance']) console.log(`  ${k.padEnd(12)} source ${String(a[k]).padStart(7)}  imported ${String(b[k]).padStart(7)}${a[k] === b[k] ? '' : '  DIFFERENT'}`);
+  for (const k of ['events', 'chunks', 'memories', 'entities', 'edges', 'relations', 'provenance'])
+    console.log(`  ${k.padEnd(12)} source ${String(a[k]).padStart(7)}  imported ${String(b[k]).padStart(7)}${a[k] === b[k] ? '' : '  DIFFERENT'}`);
 } finally {
   await src.close();
   await dst.close();

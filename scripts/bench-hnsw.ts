@@ -30,7 +30,8 @@ const { values: args } = parseArgs({
 const samples = JSON.parse(readFileSync(args.data, 'utf8')) as Array<{ conversation: Record<string, unknown> }>;
 const turns: string[] = [];
 for (const s of samples) {
-  for (const [key, value] of Object.entries(s.conversation)) if (/^session_\d+$/.test(key) && Array.isArray(value)) for (const t of value as Array<{ text: string }>) turns.push(t.text);
+  for (const [key, value] of Object.entries(s.conversation))
+    if (/^session_\d+$/.test(key) && Array.isArray(value)) for (const t of value as Array<{ text: string }>) turns.push(t.text);
 }
 const words = turns.join(' ').split(/\s+/).filter(Boolean);
 let seed = 7;
@@ -52,7 +53,9 @@ const queryVectors = (await embedder.embed(turns.filter((_, i) => i % 4 === 0).s
 const db = await PGlite.create({ extensions: { vector } });
 await db.exec('CREATE EXTENSION vector');
 
-process.stdout.write(`${docs.length} documents, ${queryVectors.length} queries (hashing, 384-d)\n\n| m | ef_construction | insert (ms/row) | ef_search | recall@10 | query (ms) |\n|---|---|---|---|---|---|\n`);
+process.stdout.write(
+  `${docs.length} documents, ${queryVectors.length} queries (hashing, 384-d)\n\n| m | ef_construction | insert (ms/row) | ef_search | recall@10 | query (ms) |\n|---|---|---|---|---|---|\n`,
+);
 for (const graph of args.graphs.split(',')) {
   const [m, efc] = graph.split(':').map(Number);
   await db.exec(`DROP TABLE IF EXISTS b; CREATE TABLE b (id serial PRIMARY KEY, e vector, d int)`);
@@ -71,7 +74,9 @@ for (const graph of args.graphs.split(',')) {
     for (const q of queryVectors) {
       const qs = toVectorSql(q);
       const t1 = performance.now();
-      const ann = (await db.query<{ id: number }>(`SELECT id FROM b WHERE d = 384 ORDER BY e::vector(384) <=> $1::vector(384) LIMIT 10`, [qs])).rows.map((r) => r.id);
+      const ann = (await db.query<{ id: number }>(`SELECT id FROM b WHERE d = 384 ORDER BY e::vector(384) <=> $1::vector(384) LIMIT 10`, [qs])).rows.map(
+        (r) => r.id,
+      );
       queryMs += performance.now() - t1;
       const exact = (await db.query<{ s: number }>(`SELECT e <=> $1::vector AS s FROM b ORDER BY e <=> $1::vector LIMIT 10`, [qs])).rows;
       const tenth = exact[exact.length - 1]?.s ?? 0;

@@ -39,7 +39,8 @@ const FILE_LINES = quick ? 20_000 : 100_000;
 const PG_ADMIN = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 type Mode = 'postgres' | 'redis' | 'server';
 const modesArg = process.argv.indexOf('--modes');
-const MODES: Mode[] = modesArg > 0 ? ((process.argv[modesArg + 1] ?? '').split(',') as Mode[]) : wantsServer() ? ['postgres', 'redis', 'server'] : ['postgres', 'redis'];
+const MODES: Mode[] =
+  modesArg > 0 ? ((process.argv[modesArg + 1] ?? '').split(',') as Mode[]) : wantsServer() ? ['postgres', 'redis', 'server'] : ['postgres', 'redis'];
 
 interface Row {
   mode: string;
@@ -83,7 +84,12 @@ async function start(mode: Mode, server?: BenchServer): Promise<{ running: Runni
     ...(server ? { DATABASE_URL: server.databaseUrl, REDIS_URL: server.redisUrl } : {}),
   });
   const log = createLogger(config, process.stderr);
-  const running = await startRoles(config, log, { api: true, watcher: true, workers: [], scheduler: false }, { inMemory: true, queuePrefix: server?.queuePrefix ?? `bench-${randomUUID().slice(0, 8)}` });
+  const running = await startRoles(
+    config,
+    log,
+    { api: true, watcher: true, workers: [], scheduler: false },
+    { inMemory: true, queuePrefix: server?.queuePrefix ?? `bench-${randomUUID().slice(0, 8)}` },
+  );
   const address = running.app?.server.address();
   if (!address || typeof address !== 'object') throw new Error('the API did not start');
   return { running, url: `http://127.0.0.1:${address.port}`, eventsDir, home };
@@ -153,27 +159,65 @@ async function benchMode(mode: Mode): Promise<Row[]> {
   const run = randomUUID().slice(0, 8);
   try {
     // warm-up: JIT, connection pools, PGlite caches
-    await load(url, SINGLE_CLIENTS, Array.from({ length: 300 }, (_, i) => JSON.stringify({ content: `warm-up ${run} ${i}` })));
+    await load(
+      url,
+      SINGLE_CLIENTS,
+      Array.from({ length: 300 }, (_, i) => JSON.stringify({ content: `warm-up ${run} ${i}` })),
+    );
     await running.deps.dispatcher.flush();
 
-    const singles = Array.from({ length: SINGLE_REQUESTS }, (_, i) => JSON.stringify({ content: `single event ${run} ${i}: the user prefers dark mode in every editor`, user_id: 'u-1', session_id: 's-1' }));
+    const singles = Array.from({ length: SINGLE_REQUESTS }, (_, i) =>
+      JSON.stringify({ content: `single event ${run} ${i}: the user prefers dark mode in every editor`, user_id: 'u-1', session_id: 's-1' }),
+    );
     let cpu0 = mainThreadCpu();
     let pg0 = await pgCpu();
     const single = await load(url, SINGLE_CLIENTS, singles);
     let queuedSeconds = await queued(running);
-    rows.push({ mode: label, test: `single, ${SINGLE_CLIENTS} clients`, events: SINGLE_REQUESTS, seconds: single.seconds, p50: percentile(single.latencies, 50), p95: percentile(single.latencies, 95), p99: percentile(single.latencies, 99), queuedSeconds, cpuSeconds: mainThreadCpu() - cpu0, ...(server ? { pgCpuSeconds: cpuBetween(pg0, await pgCpu()) } : {}) });
+    rows.push({
+      mode: label,
+      test: `single, ${SINGLE_CLIENTS} clients`,
+      events: SINGLE_REQUESTS,
+      seconds: single.seconds,
+      p50: percentile(single.latencies, 50),
+      p95: percentile(single.latencies, 95),
+      p99: percentile(single.latencies, 99),
+      queuedSeconds,
+      cpuSeconds: mainThreadCpu() - cpu0,
+      ...(server ? { pgCpuSeconds: cpuBetween(pg0, await pgCpu()) } : {}),
+    });
 
     const batchBody = (b: number) =>
-      JSON.stringify({ events: Array.from({ length: BATCH_SIZE }, (_, i) => ({ content: `batch ${run} ${b} event ${i}: deploys go through GitHub Actions now`, user_id: 'u-1', session_id: `s-${b}`, type: 'note' })) });
+      JSON.stringify({
+        events: Array.from({ length: BATCH_SIZE }, (_, i) => ({
+          content: `batch ${run} ${b} event ${i}: deploys go through GitHub Actions now`,
+          user_id: 'u-1',
+          session_id: `s-${b}`,
+          type: 'note',
+        })),
+      });
     const bodies = Array.from({ length: BATCHES }, (_, b) => batchBody(b));
     cpu0 = mainThreadCpu();
     pg0 = await pgCpu();
     const batch = await load(url, BATCH_CLIENTS, bodies);
     queuedSeconds = await queued(running);
-    rows.push({ mode: label, test: `batch of ${BATCH_SIZE}, ${BATCH_CLIENTS} clients`, events: BATCHES * BATCH_SIZE, seconds: batch.seconds, p50: percentile(batch.latencies, 50), p95: percentile(batch.latencies, 95), p99: percentile(batch.latencies, 99), queuedSeconds, cpuSeconds: mainThreadCpu() - cpu0, ...(server ? { pgCpuSeconds: cpuBetween(pg0, await pgCpu()) } : {}) });
+    rows.push({
+      mode: label,
+      test: `batch of ${BATCH_SIZE}, ${BATCH_CLIENTS} clients`,
+      events: BATCHES * BATCH_SIZE,
+      seconds: batch.seconds,
+      p50: percentile(batch.latencies, 50),
+      p95: percentile(batch.latencies, 95),
+      p99: percentile(batch.latencies, 99),
+      queuedSeconds,
+      cpuSeconds: mainThreadCpu() - cpu0,
+      ...(server ? { pgCpuSeconds: cpuBetween(pg0, await pgCpu()) } : {}),
+    });
 
     const before = await countEvents(running);
-    const text = Array.from({ length: FILE_LINES }, (_, i) => `${JSON.stringify({ content: `file line ${run} ${i}: a decision about the release train`, session_id: 's-file' })}\n`).join('');
+    const text = Array.from(
+      { length: FILE_LINES },
+      (_, i) => `${JSON.stringify({ content: `file line ${run} ${i}: a decision about the release train`, session_id: 's-file' })}\n`,
+    ).join('');
     const t0 = performance.now();
     cpu0 = mainThreadCpu();
     pg0 = await pgCpu();
@@ -184,7 +228,15 @@ async function benchMode(mode: Mode): Promise<Row[]> {
     }
     const seconds = (performance.now() - t0) / 1000;
     queuedSeconds = await queued(running);
-    rows.push({ mode: label, test: `watcher, ${FILE_LINES / 1000}k-line file`, events: FILE_LINES, seconds, queuedSeconds, cpuSeconds: mainThreadCpu() - cpu0, ...(server ? { pgCpuSeconds: cpuBetween(pg0, await pgCpu()) } : {}) });
+    rows.push({
+      mode: label,
+      test: `watcher, ${FILE_LINES / 1000}k-line file`,
+      events: FILE_LINES,
+      seconds,
+      queuedSeconds,
+      cpuSeconds: mainThreadCpu() - cpu0,
+      ...(server ? { pgCpuSeconds: cpuBetween(pg0, await pgCpu()) } : {}),
+    });
   } finally {
     await running.stop();
     await rm(home, { recursive: true, force: true });
@@ -197,8 +249,17 @@ function table(rows: Row[]): string {
   const ms = (v: number | undefined) => (v === undefined ? '' : v.toFixed(1));
   const header = ['mode', 'test', 'events', 'seconds', 'events/s', 'p50 ms', 'p95 ms', 'p99 ms', 'queued s', 'cpu s', 'events/cpu-s', 'pg cpu s'];
   const body = rows.map((r) => [
-    r.mode, r.test, String(r.events), r.seconds.toFixed(2), Math.round(r.events / r.seconds).toLocaleString('en-US'), ms(r.p50), ms(r.p95), ms(r.p99),
-    r.queuedSeconds === undefined ? '' : r.queuedSeconds.toFixed(2), r.cpuSeconds.toFixed(2), Math.round(r.events / r.cpuSeconds).toLocaleString('en-US'),
+    r.mode,
+    r.test,
+    String(r.events),
+    r.seconds.toFixed(2),
+    Math.round(r.events / r.seconds).toLocaleString('en-US'),
+    ms(r.p50),
+    ms(r.p95),
+    ms(r.p99),
+    r.queuedSeconds === undefined ? '' : r.queuedSeconds.toFixed(2),
+    r.cpuSeconds.toFixed(2),
+    Math.round(r.events / r.cpuSeconds).toLocaleString('en-US'),
     r.pgCpuSeconds === undefined ? '' : r.pgCpuSeconds.toFixed(2),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
@@ -212,4 +273,6 @@ for (const mode of MODES) {
   rows.push(...(await benchMode(mode)));
   process.stderr.write(`${mode} done, load average ${os.loadavg()[0]?.toFixed(2)}\n`);
 }
-process.stdout.write(`\nmemloom ingest benchmark — ${new Date().toISOString().slice(0, 16)}Z, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${load0} at the start, ${os.loadavg()[0]?.toFixed(2)} at the end\n\n${table(rows)}\n`);
+process.stdout.write(
+  `\nmemloom ingest benchmark — ${new Date().toISOString().slice(0, 16)}Z, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${load0} at the start, ${os.loadavg()[0]?.toFixed(2)} at the end\n\n${table(rows)}\n`,
+);

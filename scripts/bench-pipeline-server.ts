@@ -83,12 +83,25 @@ export async function serverThroughput(model: string, list: object[], workerCoun
   const server = await createBenchServer();
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const env: Record<string, string> = {
-    DATABASE_URL: server.databaseUrl, REDIS_URL: server.redisUrl, QUEUE_PREFIX: server.queuePrefix, MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'),
-    EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: model, LLM_PROVIDER: 'heuristic', EXTRACT_DEBOUNCE_MS: String(debounceMs), INGEST_RATE_PER_SEC: '1000000000',
+    DATABASE_URL: server.databaseUrl,
+    REDIS_URL: server.redisUrl,
+    QUEUE_PREFIX: server.queuePrefix,
+    MEMLOOM_HOME: home,
+    EVENTS_DIR: path.join(home, 'events'),
+    EMBEDDINGS_PROVIDER: 'local',
+    EMBEDDINGS_MODEL: model,
+    LLM_PROVIDER: 'heuristic',
+    EXTRACT_DEBOUNCE_MS: String(debounceMs),
+    INGEST_RATE_PER_SEC: '1000000000',
   };
   const workers: ChildProcess[] = [];
   const config = loadConfig({ ...env, PORT: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' });
-  const running = await startRoles(config, createLogger(config, process.stderr), { api: true, watcher: false, workers: [], scheduler: true }, { queuePrefix: server.queuePrefix });
+  const running = await startRoles(
+    config,
+    createLogger(config, process.stderr),
+    { api: true, watcher: false, workers: [], scheduler: true },
+    { queuePrefix: server.queuePrefix },
+  );
   try {
     // Started one after the other: each runs the (idempotent, advisory-locked) migrations first.
     for (let i = 0; i < workerCount; i++) workers.push(await startWorker({ ...process.env, ...env, LOG_LEVEL: 'info' }));
@@ -102,7 +115,8 @@ export async function serverThroughput(model: string, list: object[], workerCoun
     let stalled = 0;
     const drained = async () => {
       for (let i = 0; (await withTenant(running.deps.db, 'default', (tx) => tx.query<{ any: boolean }>(pendingSql))).rows[0]?.any; i++) {
-        if (i % 20 === 19) stalled = Math.max(stalled, (await withTenant(running.deps.db, 'default', (tx) => tx.query<{ n: number }>(stalledSql))).rows[0]?.n ?? 0);
+        if (i % 20 === 19)
+          stalled = Math.max(stalled, (await withTenant(running.deps.db, 'default', (tx) => tx.query<{ n: number }>(stalledSql))).rows[0]?.n ?? 0);
         await sleep(100);
       }
     };
@@ -122,13 +136,22 @@ export async function serverThroughput(model: string, list: object[], workerCoun
     await drained();
     const seconds = (performance.now() - t0) / 1000;
     const c = process.cpuUsage(c0);
-    const failed = (await withTenant(running.deps.db, 'default', (tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE status = 'failed'`))).rows[0]?.n ?? 0;
+    const failed =
+      (await withTenant(running.deps.db, 'default', (tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE status = 'failed'`))).rows[0]
+        ?.n ?? 0;
     if (failed > 0) throw new Error(`${failed} events failed`);
     return {
-      workers: workerCount, events: list.length, seconds, ingestSeconds,
+      workers: workerCount,
+      events: list.length,
+      seconds,
+      ingestSeconds,
       workerCpu: workers.map((w, i) => processCpu(w.pid as number) - (w0[i] as number)),
-      apiCpu: (c.user + c.system) / 1e6, pgCpu: cpuBetween(pg0, await backendCpu(PG_ADMIN, db)), redisCpu: redis ? processCpu(redis) - r0 : Number.NaN,
-      loadBefore, loadAfter: os.loadavg()[0] ?? Number.NaN, stalled,
+      apiCpu: (c.user + c.system) / 1e6,
+      pgCpu: cpuBetween(pg0, await backendCpu(PG_ADMIN, db)),
+      redisCpu: redis ? processCpu(redis) - r0 : Number.NaN,
+      loadBefore,
+      loadAfter: os.loadavg()[0] ?? Number.NaN,
+      stalled,
     };
   } finally {
     await Promise.all(workers.map(stopWorker));

@@ -67,7 +67,8 @@ async function loadTurns(file: string): Promise<Turn[]> {
   for (const s of samples) {
     for (const [key, value] of Object.entries(s.conversation)) {
       if (!/^session_\d+$/.test(key) || !Array.isArray(value)) continue;
-      for (const t of value as Array<{ speaker: string; text: string }>) turns.push({ speaker: t.speaker, text: t.text, session: `${s.sample_id}-${key}`, user: s.sample_id });
+      for (const t of value as Array<{ speaker: string; text: string }>)
+        turns.push({ speaker: t.speaker, text: t.text, session: `${s.sample_id}-${key}`, user: s.sample_id });
     }
   }
   return turns;
@@ -77,7 +78,16 @@ async function loadTurns(file: string): Promise<Turn[]> {
 function events(turns: Turn[], copies: number, tag: string): object[] {
   const out: object[] = [];
   for (let c = 0; c < copies; c++) {
-    turns.forEach((t, i) => out.push({ id: `${tag}-${c}-${i}`, session_id: `${t.session}-${tag}${c}`, user_id: `${t.user}-${tag}${c}`, role: 'user', content: t.text, metadata: { speaker: t.speaker } }));
+    turns.forEach((t, i) =>
+      out.push({
+        id: `${tag}-${c}-${i}`,
+        session_id: `${t.session}-${tag}${c}`,
+        user_id: `${t.user}-${tag}${c}`,
+        role: 'user',
+        content: t.text,
+        metadata: { speaker: t.speaker },
+      }),
+    );
   }
   return out;
 }
@@ -101,7 +111,12 @@ async function start(model: string): Promise<{ m: TestMemloom; home: string }> {
     redis: process.argv.includes('--redis'),
     home,
     inMemory: process.argv.includes('--in-memory'),
-    env: { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: model, EXTRACT_DEBOUNCE_MS: String(DEBOUNCE_MS), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent' },
+    env: {
+      EMBEDDINGS_PROVIDER: 'local',
+      EMBEDDINGS_MODEL: model,
+      EXTRACT_DEBOUNCE_MS: String(DEBOUNCE_MS),
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    },
     roles: { api: true, workers: QUEUE_NAMES },
   });
   return { m, home };
@@ -122,7 +137,12 @@ async function post(url: string, batch: object[]): Promise<void> {
  * queue counts). EXISTS stops at the first one: a count every 100 ms took ~2% of PGlite's time.
  */
 async function pending(m: TestMemloom): Promise<boolean> {
-  return withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM events WHERE status NOT IN ('done', 'skipped', 'failed')) AS any`)).rows[0]?.any ?? false);
+  return withTenant(
+    m.deps.db,
+    'default',
+    async (tx) =>
+      (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM events WHERE status NOT IN ('done', 'skipped', 'failed')) AS any`)).rows[0]?.any ?? false,
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -189,7 +209,10 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
       const now = performance.now();
       await withTenant(inst.m.deps.db, 'default', async (tx) => {
         if (waitingChunk.length > 0) {
-          const { rows } = await tx.query<{ event_id: string }>('SELECT DISTINCT event_id FROM chunks WHERE event_id = ANY($1::uuid[]) AND embedding IS NOT NULL', [waitingChunk]);
+          const { rows } = await tx.query<{ event_id: string }>(
+            'SELECT DISTINCT event_id FROM chunks WHERE event_id = ANY($1::uuid[]) AND embedding IS NOT NULL',
+            [waitingChunk],
+          );
           for (const r of rows) {
             embeddedAt.set(r.event_id, now);
             embeddedWall.set(r.event_id, Date.now());
@@ -199,7 +222,10 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
         // (a lookup of up to a thousand ids every 50 ms took ~8% of its time).
         if (waitingDone.length > 0 && now - lastDonePoll >= 500) {
           lastDonePoll = now;
-          const { rows } = await tx.query<{ id: string; status: string }>(`SELECT id, status FROM events WHERE id = ANY($1::uuid[]) AND status IN ('done', 'skipped')`, [waitingDone]);
+          const { rows } = await tx.query<{ id: string; status: string }>(
+            `SELECT id, status FROM events WHERE id = ANY($1::uuid[]) AND status IN ('done', 'skipped')`,
+            [waitingDone],
+          );
           for (const r of rows) {
             doneAt.set(r.id, now);
             if (r.status === 'skipped') {
@@ -225,7 +251,11 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
       const batch = list.slice(i, Math.min(i + perTick, total));
       sends.push(
         (async () => {
-          const res = await fetch(`${inst.m.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: batch }) });
+          const res = await fetch(`${inst.m.url}/v1/events`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ events: batch }),
+          });
           const body = (await res.json()) as { ids: string[] };
           lastAck = performance.now();
           for (const id of body.ids) acked.set(id, lastAck);
@@ -250,21 +280,35 @@ async function freshness(model: string, list: object[], rate: number, seconds: n
     }
     // Where a chunk's latency goes: stored → chunked (triage and chunk jobs) → embedded (embed job),
     // from the database's clock (transaction start times) and the poller's wall clock.
-    const stages = await withTenant(inst.m.deps.db, 'default', async (tx) =>
-      (await tx.query<{ id: string; received: number; chunked: number }>(
-        `SELECT e.id, extract(epoch FROM e.received_at) * 1000 AS received, extract(epoch FROM min(c.created_at)) * 1000 AS chunked
+    const stages = await withTenant(
+      inst.m.deps.db,
+      'default',
+      async (tx) =>
+        (
+          await tx.query<{ id: string; received: number; chunked: number }>(
+            `SELECT e.id, extract(epoch FROM e.received_at) * 1000 AS received, extract(epoch FROM min(c.created_at)) * 1000 AS chunked
          FROM events e JOIN chunks c ON c.event_id = e.id WHERE e.id = ANY($1::uuid[]) GROUP BY e.id, e.received_at`,
-        [[...acked.keys()]],
-      )).rows,
+            [[...acked.keys()]],
+          )
+        ).rows,
     );
     const toChunk = stages.map((r) => Number(r.chunked) - Number(r.received));
     const toVector = stages.flatMap((r) => (embeddedWall.has(r.id) ? [(embeddedWall.get(r.id) as number) - Number(r.chunked)] : []));
     return {
-      stored2chunkP50: percentile(toChunk, 50), stored2chunkP95: percentile(toChunk, 95), chunk2vectorP50: percentile(toVector, 50), chunk2vectorP95: percentile(toVector, 95),
-      sent: acked.size, sendRate: acked.size / sendSeconds, skipped: skipped.size,
-      chunkP50: percentile(chunkLatency, 50), chunkP95: percentile(chunkLatency, 95),
-      warmChunkP50: percentile(warmChunkLatency, 50), warmChunkP95: percentile(warmChunkLatency, 95), warmChunkMax: Math.max(...warmChunkLatency),
-      extractP50: percentile(extractLatency, 50), extractP95: percentile(extractLatency, 95),
+      stored2chunkP50: percentile(toChunk, 50),
+      stored2chunkP95: percentile(toChunk, 95),
+      chunk2vectorP50: percentile(toVector, 50),
+      chunk2vectorP95: percentile(toVector, 95),
+      sent: acked.size,
+      sendRate: acked.size / sendSeconds,
+      skipped: skipped.size,
+      chunkP50: percentile(chunkLatency, 50),
+      chunkP95: percentile(chunkLatency, 95),
+      warmChunkP50: percentile(warmChunkLatency, 50),
+      warmChunkP95: percentile(warmChunkLatency, 95),
+      warmChunkMax: Math.max(...warmChunkLatency),
+      extractP50: percentile(extractLatency, 50),
+      extractP95: percentile(extractLatency, 95),
       missing: acked.size - doneAt.size,
     };
   } finally {
@@ -286,7 +330,9 @@ async function main(): Promise<void> {
   const turns = await loadTurns(file);
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const warmup = events(turns.slice(0, warmupTurns), 1, 'w').map((e) => ({ ...e, user_id: 'bench-warmup' }));
-  out(`corpus: ${turns.length} LoCoMo turns from ${file}; throughput: ${burstCount} burst(s) of ${turns.length * copies} events on one instance${warmup.length > 0 ? `, after ${warmup.length} untimed warm-up events` : ', the first on a fresh process'}; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`);
+  out(
+    `corpus: ${turns.length} LoCoMo turns from ${file}; throughput: ${burstCount} burst(s) of ${turns.length * copies} events on one instance${warmup.length > 0 ? `, after ${warmup.length} untimed warm-up events` : ', the first on a fresh process'}; freshness at ${rate} events/s for ${seconds} s; EXTRACT_DEBOUNCE_MS=${DEBOUNCE_MS}`,
+  );
   const rows: string[] = [];
   for (const model of models) {
     const only = arg('only', '');
@@ -296,33 +342,53 @@ async function main(): Promise<void> {
       for (const w of arg('workers', '1,2,4').split(',').map(Number)) {
         const b = await serverThroughput(model, events(turns, copies, 't0'), w, DEBOUNCE_MS, warmup);
         const cpu = b.workerCpu.map((x) => x.toFixed(1)).join(' + ');
-        out(`${model}, server, ${w} worker process(es): ${n} events recallable in ${b.seconds.toFixed(1)} s (${(n / b.seconds).toFixed(0)} events/s; POSTs took ${b.ingestSeconds.toFixed(1)} s), ` +
-          `CPU s: workers ${cpu}, API ${b.apiCpu.toFixed(1)}, PostgreSQL ${b.pgCpu.toFixed(1)}, redis-server ${b.redisCpu.toFixed(1)}; load ${b.loadBefore.toFixed(1)} → ${b.loadAfter.toFixed(1)}; ` +
-          `stalled events (received 5 s after the hand-off, left to the requeue task): ${b.stalled}`);
+        out(
+          `${model}, server, ${w} worker process(es): ${n} events recallable in ${b.seconds.toFixed(1)} s (${(n / b.seconds).toFixed(0)} events/s; POSTs took ${b.ingestSeconds.toFixed(1)} s), ` +
+            `CPU s: workers ${cpu}, API ${b.apiCpu.toFixed(1)}, PostgreSQL ${b.pgCpu.toFixed(1)}, redis-server ${b.redisCpu.toFixed(1)}; load ${b.loadBefore.toFixed(1)} → ${b.loadAfter.toFixed(1)}; ` +
+            `stalled events (received 5 s after the hand-off, left to the requeue task): ${b.stalled}`,
+        );
         rows.push(`| ${model} | server, ${w} worker process(es) | ${n} | ${b.seconds.toFixed(1)} | ${(n / b.seconds).toFixed(0)} | - | - / - | - / - |`);
       }
     }
     if (only === 'server') continue;
     if (only !== 'freshness') {
       // Burst k is another copy of the corpus (other users and sessions) on the same instance.
-      const timed = await throughput(model, Array.from({ length: burstCount }, (_, k) => events(turns, copies, `t${k}`)), warmup);
+      const timed = await throughput(
+        model,
+        Array.from({ length: burstCount }, (_, k) => events(turns, copies, `t${k}`)),
+        warmup,
+      );
       timed.forEach((t, k) => {
         const label = burstLabel(k, warmup.length);
-        out(`${model}, ${label}: ${n} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`);
-        out(`${model}, ${label}: main thread busy ${t.mainBusySeconds.toFixed(2)} s (${((100 * t.mainBusySeconds) / t.seconds).toFixed(0)}%), process CPU ${t.cpuSeconds.toFixed(2)} s (all threads)`);
+        out(
+          `${model}, ${label}: ${n} events recallable in ${t.seconds.toFixed(1)} s (POSTs took ${t.ingestSeconds.toFixed(1)} s); objects ${JSON.stringify(t.stats)}`,
+        );
+        out(
+          `${model}, ${label}: main thread busy ${t.mainBusySeconds.toFixed(2)} s (${((100 * t.mainBusySeconds) / t.seconds).toFixed(0)}%), process CPU ${t.cpuSeconds.toFixed(2)} s (all threads)`,
+        );
         rows.push(`| ${model} | ${label} | ${n} | ${t.seconds.toFixed(1)} | ${(n / t.seconds).toFixed(0)} | - | - / - | - / - |`);
       });
     }
     if (only !== 'throughput') {
       const f = await freshness(model, interleave(events(turns, 2, 'f')), rate, seconds);
-      out(`${model}: freshness over ${f.sent} events sent at ${f.sendRate.toFixed(1)}/s (${f.skipped} skipped by triage, ${f.missing} not done when polling stopped)`);
-      out(`${model}: chunk freshness after the first ${WARM_MS / 1000} s, p50 / p95 / max ms: ${f.warmChunkP50.toFixed(0)} / ${f.warmChunkP95.toFixed(0)} / ${f.warmChunkMax.toFixed(0)}`);
-      out(`${model}: chunk latency by step, p50 / p95 ms: stored → chunk row ${f.stored2chunkP50.toFixed(0)} / ${f.stored2chunkP95.toFixed(0)}, chunk row → vector seen ${f.chunk2vectorP50.toFixed(0)} / ${f.chunk2vectorP95.toFixed(0)}`);
-      rows.push(`| ${model} | freshness, a fresh process | - | - | - | ${rate} | ${ms(f.chunkP50)} / ${ms(f.chunkP95)} | ${ms(f.extractP50)} / ${ms(f.extractP95)} |`);
+      out(
+        `${model}: freshness over ${f.sent} events sent at ${f.sendRate.toFixed(1)}/s (${f.skipped} skipped by triage, ${f.missing} not done when polling stopped)`,
+      );
+      out(
+        `${model}: chunk freshness after the first ${WARM_MS / 1000} s, p50 / p95 / max ms: ${f.warmChunkP50.toFixed(0)} / ${f.warmChunkP95.toFixed(0)} / ${f.warmChunkMax.toFixed(0)}`,
+      );
+      out(
+        `${model}: chunk latency by step, p50 / p95 ms: stored → chunk row ${f.stored2chunkP50.toFixed(0)} / ${f.stored2chunkP95.toFixed(0)}, chunk row → vector seen ${f.chunk2vectorP50.toFixed(0)} / ${f.chunk2vectorP95.toFixed(0)}`,
+      );
+      rows.push(
+        `| ${model} | freshness, a fresh process | - | - | - | ${rate} | ${ms(f.chunkP50)} / ${ms(f.chunkP95)} | ${ms(f.extractP50)} / ${ms(f.extractP95)} |`,
+      );
     }
   }
   out('');
-  out('| embedder | run | events | ingest → recallable (s) | events/s | sent/s | chunk freshness p50 / p95 (ms) | extraction freshness p50 / p95 (ms, minus debounce) |');
+  out(
+    '| embedder | run | events | ingest → recallable (s) | events/s | sent/s | chunk freshness p50 / p95 (ms) | extraction freshness p50 / p95 (ms, minus debounce) |',
+  );
   out('|---|---|---|---|---|---|---|---|');
   for (const r of rows) out(r);
 }

@@ -16,15 +16,23 @@ import { contentHash, ftsDocument, normalizeText } from '../src/domain/text.js';
 
 export const USERS = Array.from({ length: 50 }, (_, i) => `user-${String(i).padStart(2, '0')}`);
 
-const TECH = ('postgresql redis kafka kubernetes terraform typescript rust golang python java kotlin swift react vue svelte nextjs fastify express django flask ' +
+const TECH = (
+  'postgresql redis kafka kubernetes terraform typescript rust golang python java kotlin swift react vue svelte nextjs fastify express django flask ' +
   'rails graphql grpc protobuf docker podman nginx envoy istio prometheus grafana loki jaeger elasticsearch opensearch clickhouse duckdb sqlite mysql mongodb ' +
   'cassandra dynamodb bigquery snowflake airflow dagster spark flink pandas numpy pytorch tensorflow onnx pgvector qdrant weaviate pinecone langchain ' +
-  'openai anthropic ollama vllm webpack vite esbuild pnpm yarn bun deno jest vitest playwright cypress sentry datadog pagerduty vault consul nomad ansible').split(' ');
-const PLACES = 'lisbon berlin paris london madrid dublin amsterdam warsaw prague vienna zurich oslo stockholm helsinki tokyo osaka seoul singapore sydney toronto montreal boston chicago denver austin seattle portland'.split(' ');
+  'openai anthropic ollama vllm webpack vite esbuild pnpm yarn bun deno jest vitest playwright cypress sentry datadog pagerduty vault consul nomad ansible'
+).split(' ');
+const PLACES =
+  'lisbon berlin paris london madrid dublin amsterdam warsaw prague vienna zurich oslo stockholm helsinki tokyo osaka seoul singapore sydney toronto montreal boston chicago denver austin seattle portland'.split(
+    ' ',
+  );
 const PEOPLE = 'alice bob carol dave erin frank grace heidi ivan judy mallory niaj olivia peggy rupert sybil trent victor walter yvonne zoe'.split(' ');
-const PROJECTS = 'billing checkout search onboarding analytics payments inventory shipping auth notifications reporting ledger pricing catalog gateway scheduler'.split(' ');
-const COMMON = ('service database cache queue deploy release migration latency throughput outage incident review budget roadmap sprint ticket customer ' +
-  'dashboard alert config schema index backup replica cluster region quota token session cookie feature flag experiment rollout rollback test bug fix').split(' ');
+const PROJECTS =
+  'billing checkout search onboarding analytics payments inventory shipping auth notifications reporting ledger pricing catalog gateway scheduler'.split(' ');
+const COMMON = (
+  'service database cache queue deploy release migration latency throughput outage incident review budget roadmap sprint ticket customer ' +
+  'dashboard alert config schema index backup replica cluster region quota token session cookie feature flag experiment rollout rollback test bug fix'
+).split(' ');
 const SYLLABLES = 'ka lo mi re tu sa ne vo pi da fe gu ri mo ta le zu be ko na si ro pa du ve'.split(' ');
 
 /** Deterministic PRNG (mulberry32). */
@@ -71,8 +79,12 @@ export function vocabulary(): Vocabulary {
   const head = [...COMMON, ...TECH, ...PROJECTS, ...PLACES];
   const words = [...head.sort(() => r() - 0.5), ...tail];
   const rank = zipf(words.length);
-  const entityWords = new Map<string, string>([...TECH.map((w) => [w, 'technology'] as const), ...PLACES.map((w) => [w, 'place'] as const),
-    ...PEOPLE.map((w) => [w, 'person'] as const), ...PROJECTS.map((w) => [w, 'project'] as const)]);
+  const entityWords = new Map<string, string>([
+    ...TECH.map((w) => [w, 'technology'] as const),
+    ...PLACES.map((w) => [w, 'place'] as const),
+    ...PEOPLE.map((w) => [w, 'person'] as const),
+    ...PROJECTS.map((w) => [w, 'project'] as const),
+  ]);
   return { words, pick: (rr) => words[rank(rr())] as string, entityWords };
 }
 
@@ -88,14 +100,22 @@ function sentence(kind: (typeof KINDS)[number], v: Vocabulary, r: () => number, 
   const extra = Array.from({ length: Math.floor(r() * 4) }, w).join(' ');
   const tail = `${extra ? ` with notes on ${extra}` : ''} (ticket ${n})`;
   switch (kind) {
-    case 'decision': return `We decided to use ${tech} for the ${one(PROJECTS)} ${w()} ${w()}${tail}`;
-    case 'preference': return `${person} prefers ${tech} over ${one(TECH)} when working on ${w()} ${w()}${tail}`;
-    case 'plan': return `Next ${one(['week', 'month', 'quarter', 'sprint'])} we will migrate the ${one(PROJECTS)} ${w()} to ${tech}${tail}`;
-    case 'fact': return `The ${one(PROJECTS)} ${w()} runs on ${tech} in ${cap(one(PLACES))} and handles ${w()} ${w()}${tail}`;
-    case 'procedure': return `To restart the ${w()} ${w()}, drain ${tech} first and then check the ${w()} dashboard${tail}`;
-    case 'profile': return `${person} lives in ${cap(one(PLACES))} and works on ${one(PROJECTS)} ${w()} with ${tech}${tail}`;
-    case 'episode': return `On ${one(['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'])} ${person} met ${cap(one(PEOPLE))} to discuss ${w()} ${w()} and ${tech}${tail}`;
-    case 'insight': return `${cap(w())} ${w()} problems usually come from ${tech} misconfiguration in ${one(PROJECTS)}${tail}`;
+    case 'decision':
+      return `We decided to use ${tech} for the ${one(PROJECTS)} ${w()} ${w()}${tail}`;
+    case 'preference':
+      return `${person} prefers ${tech} over ${one(TECH)} when working on ${w()} ${w()}${tail}`;
+    case 'plan':
+      return `Next ${one(['week', 'month', 'quarter', 'sprint'])} we will migrate the ${one(PROJECTS)} ${w()} to ${tech}${tail}`;
+    case 'fact':
+      return `The ${one(PROJECTS)} ${w()} runs on ${tech} in ${cap(one(PLACES))} and handles ${w()} ${w()}${tail}`;
+    case 'procedure':
+      return `To restart the ${w()} ${w()}, drain ${tech} first and then check the ${w()} dashboard${tail}`;
+    case 'profile':
+      return `${person} lives in ${cap(one(PLACES))} and works on ${one(PROJECTS)} ${w()} with ${tech}${tail}`;
+    case 'episode':
+      return `On ${one(['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'])} ${person} met ${cap(one(PEOPLE))} to discuss ${w()} ${w()} and ${tech}${tail}`;
+    case 'insight':
+      return `${cap(w())} ${w()} problems usually come from ${tech} misconfiguration in ${one(PROJECTS)}${tail}`;
   }
 }
 
@@ -112,7 +132,14 @@ const BATCH = 2000;
  * same first 10k), links each to the entities it names, and adds a sparse entity graph once.
  * Runs as the database owner on the PGlite session; the caller makes sure nothing else is running.
  */
-export async function loadMemories(db: SqlRunner, embeddings: EmbeddingProvider, v: Vocabulary, from: number, to: number, onBatch?: (done: number) => void): Promise<void> {
+export async function loadMemories(
+  db: SqlRunner,
+  embeddings: EmbeddingProvider,
+  v: Vocabulary,
+  from: number,
+  to: number,
+  onBatch?: (done: number) => void,
+): Promise<void> {
   const entityIds = await ensureEntities(db, v);
   const now = Date.now();
   for (let start = from; start < to; start += BATCH) {
@@ -125,12 +152,30 @@ export async function loadMemories(db: SqlRunner, embeddings: EmbeddingProvider,
       const id = randomUUID();
       const user = USERS[Math.floor(r() * USERS.length)] as string;
       const occurred = new Date(now - Math.floor(r() * 365 * 86_400_000)).toISOString();
-      rows.push({ id, kind, content, h: contentHash(normalizeText(content)), f: ftsDocument(content), u: user, s: `${user}-s${Math.floor(r() * 200)}`,
-        i: 1 + Math.floor(r() * 10), c: 0.5 + r() * 0.45, o: occurred });
-      const named = new Set(content.toLowerCase().split(/[^a-z]+/).filter((word) => entityIds.has(word)));
+      rows.push({
+        id,
+        kind,
+        content,
+        h: contentHash(normalizeText(content)),
+        f: ftsDocument(content),
+        u: user,
+        s: `${user}-s${Math.floor(r() * 200)}`,
+        i: 1 + Math.floor(r() * 10),
+        c: 0.5 + r() * 0.45,
+        o: occurred,
+      });
+      const named = new Set(
+        content
+          .toLowerCase()
+          .split(/[^a-z]+/)
+          .filter((word) => entityIds.has(word)),
+      );
       for (const word of [...named].slice(0, 3)) links.push({ m: id, e: entityIds.get(word) as string });
     }
-    const { vectors } = await embeddings.embed(rows.map((x) => x.content as string), 'document');
+    const { vectors } = await embeddings.embed(
+      rows.map((x) => x.content as string),
+      'document',
+    );
     rows.forEach((x, i) => (x.v = toVectorSql(vectors[i] as number[])));
     await db.query(
       `INSERT INTO memories (tenant_id, id, kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, user_id, session_id,
@@ -158,7 +203,9 @@ async function ensureEntities(db: SqlRunner, v: Vocabulary): Promise<Map<string,
     [JSON.stringify(entities)],
   );
   const r = rng(11);
-  const edges = entities.flatMap((s) => [0, 1].map(() => ({ s: s.id, t: (entities[Math.floor(r() * entities.length)] as { id: string }).id, rel: r() < 0.5 ? 'uses' : 'related_to' })));
+  const edges = entities.flatMap((s) =>
+    [0, 1].map(() => ({ s: s.id, t: (entities[Math.floor(r() * entities.length)] as { id: string }).id, rel: r() < 0.5 ? 'uses' : 'related_to' })),
+  );
   await db.query(
     `INSERT INTO edges (tenant_id, source_entity_id, target_entity_id, relation, fts)
      SELECT DISTINCT ON (s, t, rel) 'default', s, t, rel, to_tsvector('simple', rel) FROM jsonb_to_recordset($1::jsonb) AS x(s uuid, t uuid, rel text) WHERE s <> t`,

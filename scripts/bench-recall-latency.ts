@@ -63,7 +63,19 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-interface Row { memories: number; variant: string; clients: number; requests: number; p50: number; p95: number; p99: number; server50: number; server95: number; cpu: number; rps: number }
+interface Row {
+  memories: number;
+  variant: string;
+  clients: number;
+  requests: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  server50: number;
+  server95: number;
+  cpu: number;
+  rps: number;
+}
 
 /**
  * The load generator runs in a worker thread: PGlite, the API and the clients would otherwise share
@@ -111,8 +123,19 @@ async function measure(url: string, v: Vocabulary, memories: number, variant: st
   const cpu = mainThreadCpu() - cpu0;
   const latencies = result.latencies.sort((a, b) => a - b);
   const server = result.server.sort((a, b) => a - b);
-  return { memories, variant, clients, requests, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99),
-    server50: percentile(server, 50), server95: percentile(server, 95), cpu: (cpu * 1000) / requests, rps: requests / result.seconds };
+  return {
+    memories,
+    variant,
+    clients,
+    requests,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    server50: percentile(server, 50),
+    server95: percentile(server, 95),
+    cpu: (cpu * 1000) / requests,
+    rps: requests / result.seconds,
+  };
 }
 
 /** Median time of each retriever's SQL alone (each in its own tenant transaction, as recall runs them). */
@@ -125,10 +148,11 @@ async function breakdown(deps: Deps, v: Vocabulary, samples: number): Promise<Re
     times[name]?.push(performance.now() - t0);
     return result;
   };
-  const run = <T>(fn: (tx: Queryable) => Promise<T>) => withTenant(deps.db, 'default', async (tx) => {
-    await setVectorSearch(tx, true, 80);
-    return fn(tx);
-  });
+  const run = <T>(fn: (tx: Queryable) => Promise<T>) =>
+    withTenant(deps.db, 'default', async (tx) => {
+      await setVectorSearch(tx, true, 80);
+      return fn(tx);
+    });
   for (let i = 0; i < samples; i++) {
     const text = query(v, r);
     const scope = { userId: USERS[Math.floor(r() * USERS.length)] };
@@ -136,15 +160,25 @@ async function breakdown(deps: Deps, v: Vocabulary, samples: number): Promise<Re
     const vec = vectors[0] as number[];
     const a = await timed('vector', () => run((tx) => vectorSearch(tx, 'memories', scope, vec, deps.providers.embeddings.dimensions, 40)));
     const b = await timed('keyword', () => run((tx) => keywordSearch(tx, 'memories', scope, ftsQuery(text).join(' '), 40)));
-    const c = await timed('entity_graph', () => run(async (tx) => {
-      const named = await entitiesInQuery(tx, ` ${normalizeText(text)} `, ftsQuery(text), 10);
-      const hops = named.length > 0 ? await neighbourEntities(tx, named, 2, 50) : new Map<string, number>();
-      return memoriesOfEntities(tx, scope, [...named, ...hops.keys()], 40);
-    }));
+    const c = await timed('entity_graph', () =>
+      run(async (tx) => {
+        const named = await entitiesInQuery(tx, ` ${normalizeText(text)} `, ftsQuery(text), 10);
+        const hops = named.length > 0 ? await neighbourEntities(tx, named, 2, 50) : new Map<string, number>();
+        return memoriesOfEntities(tx, scope, [...named, ...hops.keys()], 40);
+      }),
+    );
     await timed('load', () => run((tx) => loadMemoryRows(tx, [...new Set([...a, ...b, ...c].map((x) => x.id))])));
     await timed('empty_tx', () => run(async () => undefined));
   }
-  return Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, percentile(xs.sort((x, y) => x - y), 50)]));
+  return Object.fromEntries(
+    Object.entries(times).map(([k, xs]) => [
+      k,
+      percentile(
+        xs.sort((x, y) => x - y),
+        50,
+      ),
+    ]),
+  );
 }
 
 /**
@@ -159,12 +193,19 @@ async function explain(deps: Deps, v: Vocabulary): Promise<void> {
   await withTenant(deps.db, 'default', async (tx) => {
     await setVectorSearch(tx, true, 80);
     const plans: string[] = [];
-    const explaining = { query: async (sql: string, params: unknown[]) => {
-      const res = await tx.query(sql, params);
-      const plan = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
-      plans.push(plan.rows.map((x) => x['QUERY PLAN']).join('\n').replace(/'\[[-0-9.e,]+\]'/g, "'[…]'"));
-      return res;
-    } } as unknown as Queryable;
+    const explaining = {
+      query: async (sql: string, params: unknown[]) => {
+        const res = await tx.query(sql, params);
+        const plan = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
+        plans.push(
+          plan.rows
+            .map((x) => x['QUERY PLAN'])
+            .join('\n')
+            .replace(/'\[[-0-9.e,]+\]'/g, "'[…]'"),
+        );
+        return res;
+      },
+    } as unknown as Queryable;
     const terms = ftsQuery(text);
     await vectorSearch(explaining, 'memories', scope, vec, deps.providers.embeddings.dimensions, 40);
     await keywordSearch(explaining, 'memories', scope, terms.join(' '), 40);
@@ -197,7 +238,8 @@ async function profile(file: string, fn: () => Promise<unknown>): Promise<void> 
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   out(`\nCPU profile (${file}), top self time of ${total.toFixed(0)} ms:`);
-  for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) out(`${ms.toFixed(0).padStart(7)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${k}`);
+  for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    out(`${ms.toFixed(0).padStart(7)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${k}`);
 }
 
 const HNSW = 'memories_hnsw';
@@ -212,21 +254,40 @@ async function ownerOf(deps: Deps, server: BenchServer | undefined): Promise<Own
   const pglite = deps.embedded?.db;
   if (pglite) {
     await pglite.exec('RESET ROLE');
-    return { exec: (sql) => pglite.exec(sql), query: (sql, params) => pglite.query(sql, params), close: () => pglite.exec('SET ROLE memloom_app').then(() => undefined) };
+    return {
+      exec: (sql) => pglite.exec(sql),
+      query: (sql, params) => pglite.query(sql, params),
+      close: () => pglite.exec('SET ROLE memloom_app').then(() => undefined),
+    };
   }
   if (!server) throw new Error('the benchmark needs embedded mode (unset DATABASE_URL) or --server');
   const c = new pg.Client({ connectionString: server.databaseUrl });
   c.on('error', () => undefined); // dropping the scratch database after a failure ends it too
   await c.connect();
-  return { exec: (sql) => c.query(sql), query: async <T,>(sql: string, params?: unknown[]) => ({ rows: (await c.query(sql, params)).rows as T[] }), close: () => c.end() };
+  return {
+    exec: (sql) => c.query(sql),
+    query: async <T>(sql: string, params?: unknown[]) => ({ rows: (await c.query(sql, params)).rows as T[] }),
+    close: () => c.end(),
+  };
 }
 
 async function main(): Promise<void> {
   const home = args.home ?? (await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-')));
   const server = args.server ? await createBenchServer() : undefined;
-  const config = loadConfig({ PORT: '0', MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), LOG_LEVEL: 'warn', ...(server ? { DATABASE_URL: server.databaseUrl, REDIS_URL: server.redisUrl } : {}) });
+  const config = loadConfig({
+    PORT: '0',
+    MEMLOOM_HOME: home,
+    EVENTS_DIR: path.join(home, 'events'),
+    LOG_LEVEL: 'warn',
+    ...(server ? { DATABASE_URL: server.databaseUrl, REDIS_URL: server.redisUrl } : {}),
+  });
   const log = createLogger(config, process.stderr);
-  const running = await startRoles(config, log, { api: true, watcher: false, workers: [], scheduler: false }, { inMemory: args.home === undefined, queuePrefix: server?.queuePrefix ?? `bench-${process.pid}` });
+  const running = await startRoles(
+    config,
+    log,
+    { api: true, watcher: false, workers: [], scheduler: false },
+    { inMemory: args.home === undefined, queuePrefix: server?.queuePrefix ?? `bench-${process.pid}` },
+  );
   const { deps } = running;
   const embedded = deps.embedded;
   const variants = server ? ['server'] : args['compare-tx'] ? ['shared-tx', 'tx-per-retriever'] : ['shared-tx'];
@@ -256,14 +317,18 @@ async function main(): Promise<void> {
         const analyzeS = (performance.now() - t0) / 1000;
         // pg_column_toast_chunk_id exists from PostgreSQL 17 (PGlite is 18); not on a PostgreSQL 15 server.
         if (embedded) {
-          const toasted = (await owner.query<{ v: number; f: number }>(
-            'SELECT round(100 * avg((pg_column_toast_chunk_id(embedding) IS NOT NULL)::int)) AS v, round(100 * avg((pg_column_toast_chunk_id(fts) IS NOT NULL)::int)) AS f FROM memories',
-          )).rows[0];
+          const toasted = (
+            await owner.query<{ v: number; f: number }>(
+              'SELECT round(100 * avg((pg_column_toast_chunk_id(embedding) IS NOT NULL)::int)) AS v, round(100 * avg((pg_column_toast_chunk_id(fts) IS NOT NULL)::int)) AS f FROM memories',
+            )
+          ).rows[0];
           err(`stored out of line (TOAST): ${toasted?.v}% of vectors, ${toasted?.f}% of tsvectors`);
         }
         await owner.exec('RESET maintenance_work_mem');
         await owner.close();
-        err(`${size} memories: insert ${insertS.toFixed(1)} s (${Math.round((size - loaded) / insertS)} rows/s), GIN + HNSW build ${indexS.toFixed(1)} s, ANALYZE ${analyzeS.toFixed(1)} s`);
+        err(
+          `${size} memories: insert ${insertS.toFixed(1)} s (${Math.round((size - loaded) / insertS)} rows/s), GIN + HNSW build ${indexS.toFixed(1)} s, ANALYZE ${analyzeS.toFixed(1)} s`,
+        );
         loaded = size;
       }
       await measure(url, v, size, 'warm-up', 2, 1); // JIT, plan caches, buffer cache
@@ -286,10 +351,15 @@ async function main(): Promise<void> {
     if (args.home === undefined) await rm(home, { recursive: true, force: true });
   }
   const f = (x: number) => x.toFixed(1).padStart(7);
-  out(`\nrecall latency — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), load avg ${os.loadavg()[0]?.toFixed(1)}, ` +
-    `Node ${process.version}, ${server ? 'server: PostgreSQL + pgvector, Redis' : `embedded PGlite ${args.home ? 'on disk' : 'in memory'}`}, ${deps.providers.embeddings.model} ${dims}-d, ${args.scope} scope, mode memories, limit 10`);
+  out(
+    `\nrecall latency — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), load avg ${os.loadavg()[0]?.toFixed(1)}, ` +
+      `Node ${process.version}, ${server ? 'server: PostgreSQL + pgvector, Redis' : `embedded PGlite ${args.home ? 'on disk' : 'in memory'}`}, ${deps.providers.embeddings.model} ${dims}-d, ${args.scope} scope, mode memories, limit 10`,
+  );
   out('memories  variant           clients  requests   p50 ms   p95 ms   p99 ms  server p50  server p95  cpu ms/req   req/s');
-  for (const x of rows) out(`${String(x.memories).padStart(8)}  ${x.variant.padEnd(16)}  ${String(x.clients).padStart(7)}  ${String(x.requests).padStart(8)}  ${f(x.p50)}  ${f(x.p95)}  ${f(x.p99)}     ${f(x.server50)}     ${f(x.server95)}      ${f(x.cpu)}  ${f(x.rps)}`);
+  for (const x of rows)
+    out(
+      `${String(x.memories).padStart(8)}  ${x.variant.padEnd(16)}  ${String(x.clients).padStart(7)}  ${String(x.requests).padStart(8)}  ${f(x.p50)}  ${f(x.p95)}  ${f(x.p99)}     ${f(x.server50)}     ${f(x.server95)}      ${f(x.cpu)}  ${f(x.rps)}`,
+    );
 }
 
 await main();

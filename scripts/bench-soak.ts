@@ -44,7 +44,16 @@ const rnd = () => {
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
 
 const TOOLS = ['PostgreSQL', 'Redis', 'Kafka', 'Grafana', 'Terraform', 'BullMQ', 'Prometheus', 'Elasticsearch', 'SQLite', 'RabbitMQ', 'Vault', 'Nginx'];
-const SERVICES = ['billing service', 'search service', 'auth gateway', 'notification worker', 'reporting pipeline', 'payments API', 'image resizer', 'audit log'];
+const SERVICES = [
+  'billing service',
+  'search service',
+  'auth gateway',
+  'notification worker',
+  'reporting pipeline',
+  'payments API',
+  'image resizer',
+  'audit log',
+];
 const INFRA = ['Kubernetes', 'bare metal', 'Fly.io', 'ECS', 'Nomad', 'a single VM'];
 const PEOPLE = ['Alice', 'Bogdan', 'Chen', 'Dana', 'Emeka', 'Farah'];
 const TEMPLATES = [
@@ -54,7 +63,13 @@ const TEMPLATES = [
   () => `Next week we will migrate the ${pick(SERVICES)} to ${pick(INFRA)}.`,
   () => `${pick(PEOPLE)} owns the ${pick(SERVICES)} and reviews every release of it.`,
 ];
-const VARIANTS = [(s: string) => s, (s: string) => `As I said, ${s[0]!.toLowerCase()}${s.slice(1)}`, (s: string) => `Just to confirm: ${s}`, (s: string) => s.replace(/\.$/, '!'), (s: string) => `${s} That still holds.`];
+const VARIANTS = [
+  (s: string) => s,
+  (s: string) => `As I said, ${s[0]!.toLowerCase()}${s.slice(1)}`,
+  (s: string) => `Just to confirm: ${s}`,
+  (s: string) => s.replace(/\.$/, '!'),
+  (s: string) => `${s} That still holds.`,
+];
 
 function events(): { main: object[]; others: object[]; bytes: number } {
   const pool = Array.from({ length: 400 }, () => pick(TEMPLATES)());
@@ -97,7 +112,10 @@ const sql = async <T>(m: TestMemloom, text: string): Promise<T[]> => withTenant(
 
 /** Events of the load (the probes' own user keeps receiving events until the end) not yet processed. */
 async function pending(m: TestMemloom): Promise<number> {
-  const [r] = await sql<{ n: number }>(m, `SELECT count(*)::int AS n FROM events WHERE status NOT IN ('done', 'skipped', 'failed') AND user_id IS DISTINCT FROM 'probe'`);
+  const [r] = await sql<{ n: number }>(
+    m,
+    `SELECT count(*)::int AS n FROM events WHERE status NOT IN ('done', 'skipped', 'failed') AND user_id IS DISTINCT FROM 'probe'`,
+  );
   return r?.n ?? 1;
 }
 
@@ -107,8 +125,11 @@ async function settled(m: TestMemloom, since: number): Promise<string | undefine
   if (p > 0) return `${p} events pending`;
   const dq = await m.deps.queues.get('dream').getJobCounts('waiting', 'active', 'delayed', 'prioritized');
   if (Object.values(dq).some((n) => n > 0)) return `dream jobs ${JSON.stringify(dq)}`;
-  const [due] = await sql<{ n: number }>(m, `SELECT count(*)::int AS n FROM (SELECT coalesce(m.user_id, '') AS u FROM memories m LEFT JOIN user_state s ON s.user_id = coalesce(m.user_id, '')
-    WHERE m.status = 'active' AND coalesce(m.user_id, '') <> 'probe' AND (s.last_dream_at IS NULL OR m.created_at > s.last_dream_at OR s.dream_backlog) GROUP BY 1) x`);
+  const [due] = await sql<{ n: number }>(
+    m,
+    `SELECT count(*)::int AS n FROM (SELECT coalesce(m.user_id, '') AS u FROM memories m LEFT JOIN user_state s ON s.user_id = coalesce(m.user_id, '')
+    WHERE m.status = 'active' AND coalesce(m.user_id, '') <> 'probe' AND (s.last_dream_at IS NULL OR m.created_at > s.last_dream_at OR s.dream_backlog) GROUP BY 1) x`,
+  );
   if ((due?.n ?? 1) > 0) return `${due?.n} scopes due for a dream`;
   const done = (await m.deps.queues.get('maintenance').getJobs(['completed'], 0, 200)).filter((j) => (j.finishedOn ?? 0) > since).map((j) => j.name);
   return done.includes('ttl-sweep') && done.includes('decay') ? undefined : 'waiting for a TTL sweep and a decay run';
@@ -120,8 +141,15 @@ async function main(): Promise<void> {
     inMemory: false,
     roles: { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: true },
     env: {
-      EXTRACT_DEBOUNCE_MS: '2000', DREAM_CHECK_INTERVAL_MS: '5000', DREAM_INTERVAL_MS: '30000', TTL_SWEEP_INTERVAL_MS: '20000', DECAY_INTERVAL_MS: '20000',
-      BRIEFING_INTERVAL_MS: '60000', TENANT_TASKS_PER_HOUR: '100000', INGEST_RATE_PER_SEC: '100000', REQUEUE_INTERVAL_MS: '30000',
+      EXTRACT_DEBOUNCE_MS: '2000',
+      DREAM_CHECK_INTERVAL_MS: '5000',
+      DREAM_INTERVAL_MS: '30000',
+      TTL_SWEEP_INTERVAL_MS: '20000',
+      DECAY_INTERVAL_MS: '20000',
+      BRIEFING_INTERVAL_MS: '60000',
+      TENANT_TASKS_PER_HOUR: '100000',
+      INGEST_RATE_PER_SEC: '100000',
+      REQUEUE_INTERVAL_MS: '30000',
     },
   });
   const embedded = m.deps.embedded;
@@ -143,14 +171,32 @@ async function main(): Promise<void> {
       await sleep(every);
     }
   };
-  const queries = ['which database did we choose for the billing service', 'who owns the payments API', 'where does the search service run', 'what dashboards do I prefer'];
+  const queries = [
+    'which database did we choose for the billing service',
+    'who owns the payments API',
+    'where does the search service run',
+    'what dashboards do I prefer',
+  ];
   const probes = [
-    probe(200, (i) => post(`${m.url}/v1/events`, { id: `probe-${i}`, user_id: 'probe', session_id: 'probe', content: `probe event ${i}: we decided to keep ${pick(TOOLS)}.` }), postLat),
+    probe(
+      200,
+      (i) =>
+        post(`${m.url}/v1/events`, {
+          id: `probe-${i}`,
+          user_id: 'probe',
+          session_id: 'probe',
+          content: `probe event ${i}: we decided to keep ${pick(TOOLS)}.`,
+        }),
+      postLat,
+    ),
     probe(500, (i) => post(`${m.url}/v1/recall`, { query: queries[i % queries.length], user_id: 'main', limit: 10 }), recallLat),
   ];
 
   // The load: every event once, in batches of 100 at RATE events/s, the other users interleaved.
-  const all = [...mainEvents, ...others].map((e, i) => ({ e, k: (i * 7919) % 1_000_003 })).sort((a, b) => a.k - b.k).map((x) => x.e);
+  const all = [...mainEvents, ...others]
+    .map((e, i) => ({ e, k: (i * 7919) % 1_000_003 }))
+    .sort((a, b) => a.k - b.k)
+    .map((x) => x.e);
   const batchLat: number[] = [];
   for (let i = 0; i < all.length; i += 100) {
     const started = performance.now();
@@ -168,10 +214,18 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   const hold = embedded.sessionStats();
 
-  const dreams = (await m.deps.queues.get('dream').getJobs(['completed'], 0, 10_000)).map((j) => j.returnvalue as { memories: number; batches: number; merged: number; links: number });
-  const failed = { dream: (await m.deps.queues.get('dream').getJobCounts('failed')).failed, maintenance: (await m.deps.queues.get('maintenance').getJobCounts('failed')).failed };
-  const [counts] = await sql<Record<string, number>>(m, `SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM memories WHERE status = 'active')::int AS active,
-    (SELECT count(*) FROM memories)::int AS memories, (SELECT count(*) FROM memory_relations)::int AS relations, (SELECT count(*) FROM provenance)::int AS provenance`);
+  const dreams = (await m.deps.queues.get('dream').getJobs(['completed'], 0, 10_000)).map(
+    (j) => j.returnvalue as { memories: number; batches: number; merged: number; links: number },
+  );
+  const failed = {
+    dream: (await m.deps.queues.get('dream').getJobCounts('failed')).failed,
+    maintenance: (await m.deps.queues.get('maintenance').getJobCounts('failed')).failed,
+  };
+  const [counts] = await sql<Record<string, number>>(
+    m,
+    `SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM memories WHERE status = 'active')::int AS active,
+    (SELECT count(*) FROM memories)::int AS memories, (SELECT count(*) FROM memory_relations)::int AS relations, (SELECT count(*) FROM provenance)::int AS provenance`,
+  );
   await m.deps.db.query('CHECKPOINT');
   if (global.gc) global.gc();
   await sleep(5000);
@@ -181,18 +235,37 @@ async function main(): Promise<void> {
   const f = (x: number, d = 1) => x.toFixed(d);
   const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(44)}${v}\n`);
   line('events (main user / others / probes)', `${mainEvents.length} / ${others.length} / ${postLat.length}`);
-  line('total time (first POST to all settled)', `${f((finished - t0) / 1000)} s (sent ${f((sent - t0) / 1000)} s, pipeline drained ${f((drained - t0) / 1000)} s)`);
-  line('POST /v1/events single, p50 / p95 / p99', `${f(percentile(postLat, 50))} / ${f(percentile(postLat, 95))} / ${f(percentile(postLat, 99))} ms (${postLat.length})`);
+  line(
+    'total time (first POST to all settled)',
+    `${f((finished - t0) / 1000)} s (sent ${f((sent - t0) / 1000)} s, pipeline drained ${f((drained - t0) / 1000)} s)`,
+  );
+  line(
+    'POST /v1/events single, p50 / p95 / p99',
+    `${f(percentile(postLat, 50))} / ${f(percentile(postLat, 95))} / ${f(percentile(postLat, 99))} ms (${postLat.length})`,
+  );
   line('POST /v1/events batch of 100, p50 / p99', `${f(percentile(batchLat, 50))} / ${f(percentile(batchLat, 99))} ms (${batchLat.length})`);
-  line('POST /v1/recall, p50 / p95 / p99', `${f(percentile(recallLat, 50))} / ${f(percentile(recallLat, 95))} / ${f(percentile(recallLat, 99))} ms (${recallLat.length})`);
-  line('longest hold of the database: background', `${f(hold.maxMs.background)} ms (${hold.over100Ms.background} of ${hold.turns.background} turns over 100 ms)`);
+  line(
+    'POST /v1/recall, p50 / p95 / p99',
+    `${f(percentile(recallLat, 50))} / ${f(percentile(recallLat, 95))} / ${f(percentile(recallLat, 99))} ms (${recallLat.length})`,
+  );
+  line(
+    'longest hold of the database: background',
+    `${f(hold.maxMs.background)} ms (${hold.over100Ms.background} of ${hold.turns.background} turns over 100 ms)`,
+  );
   line('longest hold of the database: API', `${f(hold.maxMs.api)} ms (${hold.over100Ms.api} of ${hold.turns.api} turns over 100 ms)`);
   line('longest wait for the database: API', `${f(hold.maxWaitMs.api)} ms`);
-  for (const t of hold.slowest) line(`  slow turn (${t.priority})`, `${t.ms} ms, busy ${t.busyMs}, longest statement ${t.statementMs} ms: ${t.sql.slice(0, 100)}`);
-  line('dream runs / batches / memories looked at', `${dreams.length} / ${dreams.reduce((n, d) => n + (d?.batches ?? 0), 0)} / ${dreams.reduce((n, d) => n + (d?.memories ?? 0), 0)}`);
+  for (const t of hold.slowest)
+    line(`  slow turn (${t.priority})`, `${t.ms} ms, busy ${t.busyMs}, longest statement ${t.statementMs} ms: ${t.sql.slice(0, 100)}`);
+  line(
+    'dream runs / batches / memories looked at',
+    `${dreams.length} / ${dreams.reduce((n, d) => n + (d?.batches ?? 0), 0)} / ${dreams.reduce((n, d) => n + (d?.memories ?? 0), 0)}`,
+  );
   line('merged / links', `${dreams.reduce((n, d) => n + (d?.merged ?? 0), 0)} / ${dreams.reduce((n, d) => n + (d?.links ?? 0), 0)}`);
   line('failed jobs: dream / maintenance', `${failed.dream} / ${failed.maintenance}`);
-  line('rows: events / memories (active) / rel. / prov.', `${counts!.events} / ${counts!.memories} (${counts!.active}) / ${counts!.relations} / ${counts!.provenance}`);
+  line(
+    'rows: events / memories (active) / rel. / prov.',
+    `${counts!.events} / ${counts!.memories} (${counts!.active}) / ${counts!.relations} / ${counts!.provenance}`,
+  );
   line('RSS: idle before / peak / VmHWM / idle after', `${f(idleBefore, 0)} / ${f(peak, 0)} / ${f(peakRssMb(), 0)} / ${f(idleAfter, 0)} MB`);
   line('pgdata (of it WAL) / raw content', `${f(pgdata / 2 ** 20)} MB (${f(wal / 2 ** 20)} MB) / ${f(bytes / 2 ** 20, 2)} MB`);
   await m.close();

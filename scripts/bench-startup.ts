@@ -16,7 +16,10 @@ async function rssMb(pid: number): Promise<number> {
 /** POSTs `n` short conversational events and waits until none is pending. */
 async function work(url: string, n: number): Promise<void> {
   const events = Array.from({ length: n }, (_, i) => ({
-    type: 'message', session_id: `s${i % 10}`, user_id: 'bench', role: i % 2 ? 'assistant' : 'user',
+    type: 'message',
+    session_id: `s${i % 10}`,
+    user_id: 'bench',
+    role: i % 2 ? 'assistant' : 'user',
     content: `Turn ${i}: I moved to Lisbon in ${2000 + (i % 20)} and I work on the ${['Atlas', 'Borealis', 'Cirrus'][i % 3]} project with Maria.`,
   }));
   const res = await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events }) });

@@ -48,8 +48,21 @@ interface Tally {
 }
 
 const emptyTally = (): Tally => ({
-  sessions: 0, turns: 0, memories: 0, entities: 0, triplets: 0, observations: 0, unresolved: 0, covered: 0, lexical: 0,
-  turnsWithMemory: 0, turnsWithObservation: 0, memoriesOnObservedTurns: 0, ms: 0, cpuMs: 0, kinds: new Map(),
+  sessions: 0,
+  turns: 0,
+  memories: 0,
+  entities: 0,
+  triplets: 0,
+  observations: 0,
+  unresolved: 0,
+  covered: 0,
+  lexical: 0,
+  turnsWithMemory: 0,
+  turnsWithObservation: 0,
+  memoriesOnObservedTurns: 0,
+  ms: 0,
+  cpuMs: 0,
+  kinds: new Map(),
 });
 
 /** "1:56 pm on 8 May, 2023" -> ISO; the dataset's session times are local, read here as UTC. */
@@ -132,9 +145,18 @@ const pct = (n: number, d: number): string => (d === 0 ? '-' : `${((100 * n) / d
 
 function row(name: string, t: Tally): string[] {
   return [
-    name, String(t.sessions), String(t.turns), String(t.memories), (t.memories / Math.max(1, t.turns)).toFixed(2),
-    String(t.entities), String(t.triplets), String(t.observations), pct(t.covered, t.observations), pct(t.lexical, t.observations),
-    pct(t.memoriesOnObservedTurns, t.memories), (t.turns / Math.max(1e-9, t.ms / 1000)).toFixed(0),
+    name,
+    String(t.sessions),
+    String(t.turns),
+    String(t.memories),
+    (t.memories / Math.max(1, t.turns)).toFixed(2),
+    String(t.entities),
+    String(t.triplets),
+    String(t.observations),
+    pct(t.covered, t.observations),
+    pct(t.lexical, t.observations),
+    pct(t.memoriesOnObservedTurns, t.memories),
+    (t.turns / Math.max(1e-9, t.ms / 1000)).toFixed(0),
     (t.turns / Math.max(1e-9, t.cpuMs / 1000)).toFixed(0),
   ];
 }
@@ -157,7 +179,12 @@ async function main(): Promise<void> {
       const turns = z.array(Turn).parse(sample.conversation[`session_${n}`]);
       const occurredAt = parseSessionTime(String(sample.conversation[`session_${n}_date_time`] ?? ''));
       const messages: ExtractMessage[] = turns.map((t, index) => ({
-        index, type: 'message', role: 'user', speaker: t.speaker, content: t.text, occurredAt,
+        index,
+        type: 'message',
+        role: 'user',
+        speaker: t.speaker,
+        content: t.text,
+        occurredAt,
       }));
       const started = performance.now();
       const cpu = process.cpuUsage();
@@ -179,10 +206,24 @@ async function main(): Promise<void> {
   rows.push(row('all', total));
   await llm.close();
   const header = [
-    'conversation', 'sessions', 'turns', 'memories', 'mem/turn', 'entities', 'triplets', 'obs', 'coverage', `lex-F1>=${F1_THRESHOLD}`,
-    'mem-on-obs-turn', 'turns/s', 'turns/cpu-s',
+    'conversation',
+    'sessions',
+    'turns',
+    'memories',
+    'mem/turn',
+    'entities',
+    'triplets',
+    'obs',
+    'coverage',
+    `lex-F1>=${F1_THRESHOLD}`,
+    'mem-on-obs-turn',
+    'turns/s',
+    'turns/cpu-s',
   ];
-  const kinds = [...total.kinds].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+  const kinds = [...total.kinds]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   process.stdout.write(`${table([header, ...rows])}\n\nkinds: ${kinds}\n`);
   process.stdout.write(
     `unresolved evidence ids: ${total.unresolved}; turns with a memory: ${total.turnsWithMemory}/${total.turns}; ` +

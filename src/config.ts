@@ -7,52 +7,95 @@ import { MEMORY_KINDS } from './domain/vocabulary.js';
  */
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number({ error: `an integer between ${min} and ${max}` }).int(`an integer between ${min} and ${max}`).min(min, `an integer between ${min} and ${max}`).max(max, `an integer between ${min} and ${max}`).default(def);
+  z.coerce
+    .number({ error: `an integer between ${min} and ${max}` })
+    .int(`an integer between ${min} and ${max}`)
+    .min(min, `an integer between ${min} and ${max}`)
+    .max(max, `an integer between ${min} and ${max}`)
+    .default(def);
 const optionalString = z.string().trim().min(1).optional().catch(undefined);
-const bool = (def: boolean) => z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'one of true, false' }).default(def ? 'true' : 'false').transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'one of true, false' })
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = (protocols: string[]) =>
-  z.string().trim().refine((v) => { try { return protocols.includes(new URL(v).protocol); } catch { return false; } }, { message: `a URL starting with ${protocols.join(' or ')}//` }).optional();
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: `a URL starting with ${protocols.join(' or ')}//` },
+    )
+    .optional();
 
 /** `episode:P180D,plan:P90D` → Map<memory kind, ISO-8601 duration> (per-kind default TTL of memories). */
 const TTL_KINDS: readonly string[] = MEMORY_KINDS;
-const ttlDefaults = z.string().optional().transform((v, ctx) => {
-  const ttls = new Map<string, string>();
-  if (!v || v.trim() === '') return ttls;
-  for (const pair of v.split(',')) {
-    const [kind, duration, ...rest] = pair.trim().split(':');
-    if (!kind || !TTL_KINDS.includes(kind) || !duration || rest.length > 0 || !/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/.test(duration)) {
-      ctx.addIssue({ code: 'custom', message: `a comma-separated list of kind:ISO-8601-duration pairs (kinds: ${TTL_KINDS.join(', ')}; e.g. episode:P180D)` });
-      return z.NEVER;
+const ttlDefaults = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const ttls = new Map<string, string>();
+    if (!v || v.trim() === '') return ttls;
+    for (const pair of v.split(',')) {
+      const [kind, duration, ...rest] = pair.trim().split(':');
+      if (
+        !kind ||
+        !TTL_KINDS.includes(kind) ||
+        !duration ||
+        rest.length > 0 ||
+        !/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/.test(duration)
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `a comma-separated list of kind:ISO-8601-duration pairs (kinds: ${TTL_KINDS.join(', ')}; e.g. episode:P180D)`,
+        });
+        return z.NEVER;
+      }
+      ttls.set(kind, duration);
     }
-    ttls.set(kind, duration);
-  }
-  return ttls;
-});
+    return ttls;
+  });
 
 /** `key:tenant,key2:tenant2` → Map<key, tenant>. */
-const apiKeys = z.string().optional().transform((v, ctx) => {
-  const keys = new Map<string, string>();
-  if (!v || v.trim() === '') return keys;
-  for (const pair of v.split(',')) {
-    const [key, tenant, ...rest] = pair.trim().split(':');
-    if (!key || !tenant || rest.length > 0 || !/^[A-Za-z0-9_-]{1,64}$/.test(tenant)) {
-      ctx.addIssue({ code: 'custom', message: 'a comma-separated list of key:tenant pairs (tenant: letters, digits, _ or -)' });
-      return z.NEVER;
+const apiKeys = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const keys = new Map<string, string>();
+    if (!v || v.trim() === '') return keys;
+    for (const pair of v.split(',')) {
+      const [key, tenant, ...rest] = pair.trim().split(':');
+      if (!key || !tenant || rest.length > 0 || !/^[A-Za-z0-9_-]{1,64}$/.test(tenant)) {
+        ctx.addIssue({ code: 'custom', message: 'a comma-separated list of key:tenant pairs (tenant: letters, digits, _ or -)' });
+        return z.NEVER;
+      }
+      keys.set(key, tenant);
     }
-    keys.set(key, tenant);
-  }
-  return keys;
-});
+    return keys;
+  });
 
 /** `key,key2` → the keys that open the operator surfaces (Bull Board, /metrics). */
-const adminKeys = z.string().optional().transform((v, ctx) => {
-  const keys = (v ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
-  if (keys.some((k) => k.includes(':') || k.length > 200)) {
-    ctx.addIssue({ code: 'custom', message: 'a comma-separated list of keys (no tenant: admin keys open every tenant\u2019s operator view)' });
-    return z.NEVER;
-  }
-  return keys;
-});
+const adminKeys = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const keys = (v ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== '');
+    if (keys.some((k) => k.includes(':') || k.length > 200)) {
+      ctx.addIssue({ code: 'custom', message: 'a comma-separated list of keys (no tenant: admin keys open every tenant\u2019s operator view)' });
+      return z.NEVER;
+    }
+    return keys;
+  });
 
 export const ConfigSchema = z.object({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -62,7 +105,11 @@ export const ConfigSchema = z.object({
   DATABASE_URL: url(['postgres:', 'postgresql:']),
   REDIS_URL: url(['redis:', 'rediss:']),
   /** BullMQ key prefix on Redis (several deployments can share one Redis). Use {braces} for Redis Cluster. */
-  QUEUE_PREFIX: z.string().trim().regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _, -, { or }').default('memloom'),
+  QUEUE_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _, -, { or }')
+    .default('memloom'),
   MEMLOOM_API_KEYS: apiKeys,
   /** Keys for Bull Board and /metrics once any key is configured; a tenant's key answers 403 there. */
   MEMLOOM_ADMIN_KEYS: adminKeys,
@@ -74,15 +121,31 @@ export const ConfigSchema = z.object({
    * shared_buffers of the embedded database. PGlite's WASM heap holds them whole, so they count
    * fully in RSS; its files go through the OS page cache, which serves re-reads beyond them.
    */
-  MEMLOOM_DB_SHARED_BUFFERS: z.string().trim().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 32MB or 1GB').default('32MB'),
+  MEMLOOM_DB_SHARED_BUFFERS: z
+    .string()
+    .trim()
+    .regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 32MB or 1GB')
+    .default('32MB'),
   /** Serve GET /metrics (and /healthz) on this port too, in any process; with MEMLOOM_ADMIN_KEYS set it needs one. Unset: off. */
-  METRICS_PORT: z.coerce.number({ error: 'an integer between 0 and 65535' }).int('an integer between 0 and 65535').min(0, 'an integer between 0 and 65535').max(65535, 'an integer between 0 and 65535').optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
+  METRICS_PORT: z.coerce
+    .number({ error: 'an integer between 0 and 65535' })
+    .int('an integer between 0 and 65535')
+    .min(0, 'an integer between 0 and 65535')
+    .max(65535, 'an integer between 0 and 65535')
+    .optional(),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' })
+    .default('info'),
 
   EMBEDDINGS_PROVIDER: z.enum(['local', 'openai'], { error: 'one of local, openai' }).default('local'),
   /** For `local`: `hashing` (multilingual, lexical) or `use-lite` (English, semantic). For `openai`: the model name. */
   EMBEDDINGS_MODEL: optionalString,
-  EMBEDDINGS_DIMENSIONS: z.coerce.number({ error: 'an integer between 16 and 4096' }).int().min(16, 'an integer between 16 and 4096').max(4096, 'an integer between 16 and 4096').optional(),
+  EMBEDDINGS_DIMENSIONS: z.coerce
+    .number({ error: 'an integer between 16 and 4096' })
+    .int()
+    .min(16, 'an integer between 16 and 4096')
+    .max(4096, 'an integer between 16 and 4096')
+    .optional(),
   EMBEDDINGS_BASE_URL: url(['http:', 'https:']),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_BATCH_SIZE: int(96, 1, 2048),

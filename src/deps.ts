@@ -55,7 +55,13 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
   let embedded: EmbeddedDatabase | undefined;
   let dbUrl: string;
   if (isEmbedded(config)) {
-    embedded = await startEmbeddedDatabase({ home: config.MEMLOOM_HOME, port: config.MEMLOOM_DB_PORT, sharedBuffers: config.MEMLOOM_DB_SHARED_BUFFERS, log: log.child({ component: 'db' }), inMemory: opts.inMemory ?? false });
+    embedded = await startEmbeddedDatabase({
+      home: config.MEMLOOM_HOME,
+      port: config.MEMLOOM_DB_PORT,
+      sharedBuffers: config.MEMLOOM_DB_SHARED_BUFFERS,
+      log: log.child({ component: 'db' }),
+      inMemory: opts.inMemory ?? false,
+    });
     dbUrl = embedded.url;
   } else {
     dbUrl = config.DATABASE_URL as string;
@@ -69,7 +75,10 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     // A server runs autovacuum; PGlite does not, and would never have planner statistics.
     // It also builds the vector indexes that embedded mode leaves out while tables are small.
     const autoAnalyze = embedded
-      ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS, { dims: rawProviders.embeddings.dimensions, minRows: EXACT_SCAN_MAX })
+      ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS, {
+          dims: rawProviders.embeddings.dimensions,
+          minRows: EXACT_SCAN_MAX,
+        })
       : undefined;
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX, stream });
     const queues = new Queues(backend);
@@ -78,8 +87,11 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     const gateStore: GateStore = config.REDIS_URL ? new RedisGateStore(config.REDIS_URL, backend.prefix) : new PgGateStore(db);
     const gate = new Gate({ config, db, store: gateStore, metrics, log: log.child({ component: 'gate' }) });
     const providers = gateProviders(rawProviders, gate, {
-      embeddingsBatchSize: config.EMBEDDINGS_BATCH_SIZE, embeddingsCoalesceMs: config.EMBEDDINGS_COALESCE_MS, llmMaxOutputTokens: LLM_MAX_OUTPUT_TOKENS,
-      embeddingsProvider: config.EMBEDDINGS_PROVIDER, llmProvider: config.LLM_PROVIDER,
+      embeddingsBatchSize: config.EMBEDDINGS_BATCH_SIZE,
+      embeddingsCoalesceMs: config.EMBEDDINGS_COALESCE_MS,
+      llmMaxOutputTokens: LLM_MAX_OUTPUT_TOKENS,
+      embeddingsProvider: config.EMBEDDINGS_PROVIDER,
+      llmProvider: config.LLM_PROVIDER,
     });
     metrics.bind({
       log,
@@ -89,7 +101,16 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
       gateState: async () => gate.state(config.METRICS_TENANT_LABELS ? (await listTenants(db)).slice(0, 100) : []),
     });
     return {
-      config, log, db, dbUrl, queues, dispatcher, providers, gate, metrics, embedded,
+      config,
+      log,
+      db,
+      dbUrl,
+      queues,
+      dispatcher,
+      providers,
+      gate,
+      metrics,
+      embedded,
       async close() {
         await dispatcher.close();
         await queues.close();

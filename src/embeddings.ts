@@ -61,7 +61,10 @@ export async function embedDocuments(db: Db, tenantId: string, embeddings: Embed
       const cached = await withTenant(db, tenantId, (tx) => getCachedVectors(tx, embeddings.model, [...owned.keys()]));
       const missing = [...owned].filter(([h]) => !cached.has(h));
       if (missing.length > 0) {
-        const { vectors: fresh } = await embeddings.embed(missing.map(([, o]) => o.text), 'document');
+        const { vectors: fresh } = await embeddings.embed(
+          missing.map(([, o]) => o.text),
+          'document',
+        );
         const entries = missing.map(([hash], i) => ({ hash, vector: fresh[i] as number[] }));
         await withTenant(db, tenantId, (tx) => putCachedVectors(tx, embeddings.model, entries));
         for (const e of entries) cached.set(e.hash, e.vector);

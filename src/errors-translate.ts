@@ -13,13 +13,19 @@ export function translateError(err: unknown): MemloomError {
   if (err instanceof MemloomError) return err;
   if (err instanceof ZodError) {
     const first = err.issues[0];
-    return new MemloomError('INPUT_INVALID', first ? `${first.path.join('.') || 'input'}: ${first.message}` : 'Invalid input.', { kind: 'input', retryable: false });
+    return new MemloomError('INPUT_INVALID', first ? `${first.path.join('.') || 'input'}: ${first.message}` : 'Invalid input.', {
+      kind: 'input',
+      retryable: false,
+    });
   }
   const e = err as { code?: string; message?: string };
   if (typeof e?.code === 'string' && (UNAVAILABLE_PG.has(e.code) || NETWORK.has(e.code))) {
     return new MemloomError('DATABASE_UNAVAILABLE', 'The database cannot be reached.', { kind: 'unavailable', cause: err, details: { cause: e.code } });
   }
-  if (typeof e?.message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message)) {
+  if (
+    typeof e?.message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message)
+  ) {
     return new MemloomError('DATABASE_UNAVAILABLE', 'The database cannot be reached.', { kind: 'unavailable', cause: err });
   }
   if (typeof e?.code === 'string' && e.code === '23505') {

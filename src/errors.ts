@@ -3,7 +3,17 @@
  * on it), `kind` decides the HTTP status and whether a job retries, `details` holds JSON scalars only
  * so it is always safe to log.
  */
-export type ErrorKind = 'input' | 'not_found' | 'conflict' | 'upstream' | 'internal' | 'unavailable' | 'too_large' | 'rate_limited' | 'unauthorized' | 'forbidden';
+export type ErrorKind =
+  | 'input'
+  | 'not_found'
+  | 'conflict'
+  | 'upstream'
+  | 'internal'
+  | 'unavailable'
+  | 'too_large'
+  | 'rate_limited'
+  | 'unauthorized'
+  | 'forbidden';
 
 export type ErrorDetails = Record<string, string | number | boolean | null>;
 

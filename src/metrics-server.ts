@@ -31,7 +31,9 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
     if (req.method !== 'GET') {
       res.writeHead(405, { allow: 'GET' }).end();
     } else if (path === '/metrics' && !authorized(req, adminKeys)) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"code":"UNAUTHORIZED","message":"/metrics needs a key of MEMLOOM_ADMIN_KEYS."}}');
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end('{"error":{"code":"UNAUTHORIZED","message":"/metrics needs a key of MEMLOOM_ADMIN_KEYS."}}');
     } else if (path === '/metrics') {
       metrics.registry.metrics().then(
         (body) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),

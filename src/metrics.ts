@@ -90,18 +90,24 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const gateState = (): Promise<GateStateRow[] | undefined> => {
     if (!sources) return Promise.resolve(undefined);
     const s = sources;
-    stateRead ??= s.gateState().then(
-      (rows) => rows,
-      (err: unknown) => {
-        s.log.warn({ err }, 'gate state unavailable for metrics');
-        return undefined;
-      },
-    ).finally(() => setImmediate(() => (stateRead = undefined)));
+    stateRead ??= s
+      .gateState()
+      .then(
+        (rows) => rows,
+        (err: unknown) => {
+          s.log.warn({ err }, 'gate state unavailable for metrics');
+          return undefined;
+        },
+      )
+      .finally(() => setImmediate(() => (stateRead = undefined)));
     return stateRead;
   };
   const gateGauge = (name: string, help: string, labelNames: string[], pick: (row: GateStateRow) => number | undefined) =>
     new Gauge({
-      name, help, labelNames, registers,
+      name,
+      help,
+      labelNames,
+      registers,
       async collect() {
         const rows = await gateState();
         if (!rows) return;
@@ -114,37 +120,99 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       },
     });
   const remaining = (row: GateStateRow) => Math.max(0, row.limit - row.used);
-  gateGauge('memloom_budget_remaining_tokens', 'LLM tokens left in the current budget window (window hour | day; scope global | tenant).',
-    ['scope', 'tenant', 'window'], (r) => (r.what === 'tokens' ? remaining(r) : undefined));
-  gateGauge('memloom_budget_limit_tokens', 'LLM token budget of the window.', ['scope', 'tenant', 'window'], (r) => (r.what === 'tokens' ? r.limit : undefined));
-  gateGauge('memloom_rate_remaining', 'Requests or tokens left in the current rate window of a provider (unit requests | tokens).',
-    ['provider', 'unit'], (r) => (r.what === 'rate' ? remaining(r) : undefined));
-  gateGauge('memloom_tenant_tasks_remaining', 'Background consolidation tasks a tenant may still start in the current hour window.',
-    ['tenant'], (r) => (r.what === 'tasks' ? remaining(r) : undefined));
+  gateGauge(
+    'memloom_budget_remaining_tokens',
+    'LLM tokens left in the current budget window (window hour | day; scope global | tenant).',
+    ['scope', 'tenant', 'window'],
+    (r) => (r.what === 'tokens' ? remaining(r) : undefined),
+  );
+  gateGauge('memloom_budget_limit_tokens', 'LLM token budget of the window.', ['scope', 'tenant', 'window'], (r) =>
+    r.what === 'tokens' ? r.limit : undefined,
+  );
+  gateGauge(
+    'memloom_rate_remaining',
+    'Requests or tokens left in the current rate window of a provider (unit requests | tokens).',
+    ['provider', 'unit'],
+    (r) => (r.what === 'rate' ? remaining(r) : undefined),
+  );
+  gateGauge('memloom_tenant_tasks_remaining', 'Background consolidation tasks a tenant may still start in the current hour window.', ['tenant'], (r) =>
+    r.what === 'tasks' ? remaining(r) : undefined,
+  );
 
   // Embedded mode: how long one connection held PGlite's single session, per priority.
   const sessionGauge = (name: string, help: string, pick: (s: SessionHoldStats, p: DbPriority) => number) =>
     new Gauge({
-      name, help, labelNames: ['priority'], registers,
+      name,
+      help,
+      labelNames: ['priority'],
+      registers,
       collect() {
         const stats = sources?.sessionStats?.();
         if (!stats) return;
         for (const p of ['api', 'background'] as const) this.set({ priority: p }, pick(stats, p));
       },
     });
-  sessionGauge('memloom_db_session_hold_max_seconds', 'Embedded database: the longest one connection held the session (a transaction or statement), by priority, since start.', (s, p) => s.maxMs[p] / 1000);
-  sessionGauge('memloom_db_session_holds_over_100ms', 'Embedded database: turns on the session longer than 100 ms, by priority, since start.', (s, p) => s.over100Ms[p]);
-  sessionGauge('memloom_db_session_wait_max_seconds', 'Embedded database: the longest a statement waited for the session, by priority, since start.', (s, p) => s.maxWaitMs[p] / 1000);
+  sessionGauge(
+    'memloom_db_session_hold_max_seconds',
+    'Embedded database: the longest one connection held the session (a transaction or statement), by priority, since start.',
+    (s, p) => s.maxMs[p] / 1000,
+  );
+  sessionGauge(
+    'memloom_db_session_holds_over_100ms',
+    'Embedded database: turns on the session longer than 100 ms, by priority, since start.',
+    (s, p) => s.over100Ms[p],
+  );
+  sessionGauge(
+    'memloom_db_session_wait_max_seconds',
+    'Embedded database: the longest a statement waited for the session, by priority, since start.',
+    (s, p) => s.maxWaitMs[p] / 1000,
+  );
 
   return {
     registry,
-    jobDuration: new Histogram({ name: 'memloom_job_duration_seconds', help: 'Duration of one job attempt.', labelNames: ['queue', 'status'] as const, buckets: DURATION_BUCKETS, registers }),
-    providerCalls: new Counter({ name: 'memloom_provider_calls_total', help: 'Paid provider calls made through the gate.', labelNames: ['provider', 'model', 'outcome'] as const, registers }),
-    providerTokens: new Counter({ name: 'memloom_provider_tokens_total', help: 'Tokens used by paid provider calls.', labelNames: ['provider', 'model', 'direction'] as const, registers }),
-    providerRateLimited: new Counter({ name: 'memloom_provider_rate_limited_total', help: 'HTTP 429 answers from paid providers.', labelNames: ['provider'] as const, registers }),
-    gateWaits: new Counter({ name: 'memloom_gate_waits_total', help: 'Calls held back by the gate (RATE_WAIT or BUDGET_WAIT).', labelNames: ['provider', 'code', 'reason'] as const, registers }),
-    debounced: new Counter({ name: 'memloom_debounced_jobs_total', help: 'Enqueues merged into a pending job by debounce.', labelNames: ['queue'] as const, registers }),
-    deadLetters: new Counter({ name: 'memloom_dead_letter_jobs_total', help: 'Jobs that failed for good (dead-lettered).', labelNames: ['queue'] as const, registers }),
+    jobDuration: new Histogram({
+      name: 'memloom_job_duration_seconds',
+      help: 'Duration of one job attempt.',
+      labelNames: ['queue', 'status'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    providerCalls: new Counter({
+      name: 'memloom_provider_calls_total',
+      help: 'Paid provider calls made through the gate.',
+      labelNames: ['provider', 'model', 'outcome'] as const,
+      registers,
+    }),
+    providerTokens: new Counter({
+      name: 'memloom_provider_tokens_total',
+      help: 'Tokens used by paid provider calls.',
+      labelNames: ['provider', 'model', 'direction'] as const,
+      registers,
+    }),
+    providerRateLimited: new Counter({
+      name: 'memloom_provider_rate_limited_total',
+      help: 'HTTP 429 answers from paid providers.',
+      labelNames: ['provider'] as const,
+      registers,
+    }),
+    gateWaits: new Counter({
+      name: 'memloom_gate_waits_total',
+      help: 'Calls held back by the gate (RATE_WAIT or BUDGET_WAIT).',
+      labelNames: ['provider', 'code', 'reason'] as const,
+      registers,
+    }),
+    debounced: new Counter({
+      name: 'memloom_debounced_jobs_total',
+      help: 'Enqueues merged into a pending job by debounce.',
+      labelNames: ['queue'] as const,
+      registers,
+    }),
+    deadLetters: new Counter({
+      name: 'memloom_dead_letter_jobs_total',
+      help: 'Jobs that failed for good (dead-lettered).',
+      labelNames: ['queue'] as const,
+      registers,
+    }),
     bind(s) {
       sources = s;
     },

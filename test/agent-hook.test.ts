@@ -26,8 +26,14 @@ function hook(input: unknown, env: Record<string, string> = {}, args: string[] =
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/memloom-hook.js'), ...args], {
       cwd: dir,
       env: {
-        PATH: process.env.PATH ?? '', MEMLOOM_URL: m.url, MEMLOOM_API_KEY: KEY, MEMLOOM_TENANT: 'hooks', MEMLOOM_USER_ID: 'u-hook',
-        EVENTS_DIR: m.eventsDir, MEMLOOM_HOME: m.home, ...env,
+        PATH: process.env.PATH ?? '',
+        MEMLOOM_URL: m.url,
+        MEMLOOM_API_KEY: KEY,
+        MEMLOOM_TENANT: 'hooks',
+        MEMLOOM_USER_ID: 'u-hook',
+        EVENTS_DIR: m.eventsDir,
+        MEMLOOM_HOME: m.home,
+        ...env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -42,15 +48,27 @@ function hook(input: unknown, env: Record<string, string> = {}, args: string[] =
 const base = () => ({ session_id: SESSION, transcript_path: transcript, cwd: dir });
 const context = (stdout: string) => (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
 const recallChunks = async (query: string) =>
-  ((await postJson(`${m.url}/v1/recall`, { query, mode: 'chunks', user_id: 'u-hook', session_id: SESSION }, auth)).body.results as Array<{ content: string }>).map((r) => r.content);
+  (
+    (await postJson(`${m.url}/v1/recall`, { query, mode: 'chunks', user_id: 'u-hook', session_id: SESSION }, auth)).body.results as Array<{ content: string }>
+  ).map((r) => r.content);
 
 beforeAll(async () => {
   buildClient(); // the hook starts from the compiled build, as after npm ci
   dir = await mkdtemp(path.join(os.tmpdir(), 'memloom-hook-'));
   transcript = path.join(dir, 'transcript.jsonl');
-  m = await startTestMemloom({ roles: { api: true, watcher: true, workers: QUEUE_NAMES }, env: { MEMLOOM_API_KEYS: `${KEY}:hooks`, BRIEFING_DEBOUNCE_MS: '200' } });
-  await postJson(`${m.url}/v1/events`, { user_id: 'u-hook', session_id: 'earlier', type: 'decision', content: 'We decided to use PostgreSQL with pgvector for the memory store.' }, auth);
-  await waitFor(async () => (await fetch(`${m.url}/v1/working-memory?user_id=u-hook`, { headers: auth })).status === 200, { timeoutMs: 60_000, what: 'the working memory' });
+  m = await startTestMemloom({
+    roles: { api: true, watcher: true, workers: QUEUE_NAMES },
+    env: { MEMLOOM_API_KEYS: `${KEY}:hooks`, BRIEFING_DEBOUNCE_MS: '200' },
+  });
+  await postJson(
+    `${m.url}/v1/events`,
+    { user_id: 'u-hook', session_id: 'earlier', type: 'decision', content: 'We decided to use PostgreSQL with pgvector for the memory store.' },
+    auth,
+  );
+  await waitFor(async () => (await fetch(`${m.url}/v1/working-memory?user_id=u-hook`, { headers: auth })).status === 200, {
+    timeoutMs: 60_000,
+    what: 'the working memory',
+  });
 });
 afterAll(async () => {
   await m?.close();
@@ -73,40 +91,72 @@ describe('agent hook (Claude Code command hooks)', () => {
   it('each turn appends to the events directory, and the watcher turns it into recallable memory', async () => {
     const prompt = await hook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'Our staging cluster is called Bluebird and runs in Frankfurt.' });
     expect(prompt).toMatchObject({ code: 0, stdout: '' });
-    await writeFile(transcript, `${[
-      { type: 'user', uuid: 'u1', message: { role: 'user', content: 'Our staging cluster is called Bluebird and runs in Frankfurt.' } },
-      { type: 'assistant', uuid: 'a1', message: { role: 'assistant', content: [{ type: 'text', text: 'Noted: staging runs on the Bluebird cluster in Frankfurt.' }, { type: 'tool_use', id: 't', name: 'Read', input: {} }] } },
-      { type: 'user', uuid: 'u2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok' }] } },
-      { type: 'assistant', uuid: 'a2', message: { role: 'assistant', content: [{ type: 'text', text: 'I will deploy to Bluebird after the tests pass.' }] } },
-    ].map((l) => JSON.stringify(l)).join('\n')}\n`);
+    await writeFile(
+      transcript,
+      `${[
+        { type: 'user', uuid: 'u1', message: { role: 'user', content: 'Our staging cluster is called Bluebird and runs in Frankfurt.' } },
+        {
+          type: 'assistant',
+          uuid: 'a1',
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Noted: staging runs on the Bluebird cluster in Frankfurt.' },
+              { type: 'tool_use', id: 't', name: 'Read', input: {} },
+            ],
+          },
+        },
+        { type: 'user', uuid: 'u2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok' }] } },
+        { type: 'assistant', uuid: 'a2', message: { role: 'assistant', content: [{ type: 'text', text: 'I will deploy to Bluebird after the tests pass.' }] } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n')}\n`,
+    );
     // Stop can fire more than once for a turn: the reply is keyed by its transcript uuid.
     expect((await hook({ ...base(), hook_event_name: 'Stop', stop_hook_active: false })).code).toBe(0);
     expect((await hook({ ...base(), hook_event_name: 'Stop', stop_hook_active: true })).code).toBe(0);
     expect((await hook({ ...base(), hook_event_name: 'SessionEnd', reason: 'exit' })).code).toBe(0);
 
     const file = path.join(m.eventsDir, 'hooks', 'agent-hook', `${SESSION}.jsonl`);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.type, l.role])).toEqual([['message', 'user'], ['message', 'assistant'], ['message', 'assistant'], ['session_end', 'system']]);
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.type, l.role])).toEqual([
+      ['message', 'user'],
+      ['message', 'assistant'],
+      ['message', 'assistant'],
+      ['session_end', 'system'],
+    ]);
     expect(lines[1].content).toBe('Noted: staging runs on the Bluebird cluster in Frankfurt.\n\nI will deploy to Bluebird after the tests pass.');
     expect(lines[1].id).toBe(lines[2].id);
     expect(lines.every((l) => l.user_id === 'u-hook' && l.session_id === SESSION && l.agent_id === 'claude-code')).toBe(true);
 
-    const found = await waitFor(async () => {
-      const c = await recallChunks('Bluebird staging cluster');
-      return c.some((x) => x.includes('called Bluebird')) && c.some((x) => x.includes('deploy to Bluebird')) ? c : undefined;
-    }, { timeoutMs: 60_000, what: 'the watcher to ingest the hook events' });
+    const found = await waitFor(
+      async () => {
+        const c = await recallChunks('Bluebird staging cluster');
+        return c.some((x) => x.includes('called Bluebird')) && c.some((x) => x.includes('deploy to Bluebird')) ? c : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the watcher to ingest the hook events' },
+    );
     expect(found.filter((x) => x.includes('deploy to Bluebird'))).toHaveLength(1);
     // Stored in the key's tenant, the assistant reply once: the earlier decision + prompt, reply, session end. The
     // watcher reads the file in order, so once the last line (session_end) is stored every line before it is too.
-    const events = await waitFor(async () => {
-      const n = (await getJson(`${m.url}/v1/stats`, auth)).body.objects.events as number;
-      return n >= 4 ? n : undefined;
-    }, { timeoutMs: 60_000, what: 'the session_end line to be stored' });
+    const events = await waitFor(
+      async () => {
+        const n = (await getJson(`${m.url}/v1/stats`, auth)).body.objects.events as number;
+        return n >= 4 ? n : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the session_end line to be stored' },
+    );
     expect(events).toBe(1 + 3);
   });
 
   it('with MEMLOOM_HOOK_RECALL, a prompt also brings the best memories for it as context', async () => {
-    const r = await hook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'Which database did we pick for the memory store?' }, { MEMLOOM_HOOK_RECALL: '3' });
+    const r = await hook(
+      { ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'Which database did we pick for the memory store?' },
+      { MEMLOOM_HOOK_RECALL: '3' },
+    );
     expect(r.code).toBe(0);
     expect(context(r.stdout)).toMatch(/Relevant memories \(memloom\):\n- \[decision, .*PostgreSQL/);
   });
@@ -115,7 +165,10 @@ describe('agent hook (Claude Code command hooks)', () => {
     const bad = await hook('not json');
     expect(bad).toMatchObject({ code: 0, stdout: '' });
     expect(bad.stderr).toContain('stdin is not JSON');
-    const away = await hook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'hello there, remember me' }, { EVENTS_DIR: '', MEMLOOM_URL: 'http://127.0.0.1:9' });
+    const away = await hook(
+      { ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'hello there, remember me' },
+      { EVENTS_DIR: '', MEMLOOM_URL: 'http://127.0.0.1:9' },
+    );
     expect(away.code).toBe(0);
     expect(away.stderr).toMatch(/event not recorded/);
     const unknown = await hook({ hook_event_name: 'Notification' });

@@ -37,8 +37,10 @@ async function statistics(tenant: Tenant): Promise<{ stored: string[]; counted: 
   const terms = (table: string, where: string) =>
     `SELECT concat_ws('|', 'term', '${table}', coalesce(user_id, ''), dataset, term, count(*)) AS l FROM ${table}, unnest(tsvector_to_array(fts)) term WHERE ${where} GROUP BY user_id, dataset, term`;
   const counted = [
-    ...(await lines(docs('chunks', 'true'))), ...(await lines(docs('memories', `status = 'active'`))),
-    ...(await lines(terms('chunks', 'true'))), ...(await lines(terms('memories', `status = 'active'`))),
+    ...(await lines(docs('chunks', 'true'))),
+    ...(await lines(docs('memories', `status = 'active'`))),
+    ...(await lines(terms('chunks', 'true'))),
+    ...(await lines(terms('memories', `status = 'active'`))),
     ...(await lines(`SELECT concat_ws('|', 'session', coalesce(user_id, ''), dataset, session_id, count(*), round(sum(memloom_own_length(fts))::numeric, 2)) AS l
                      FROM chunks WHERE session_id IS NOT NULL GROUP BY user_id, dataset, session_id`)),
   ];
@@ -61,7 +63,14 @@ async function expectCanonicalKeys(tenant: Tenant): Promise<void> {
 }
 
 const turns = (user: string, session: string, texts: string[], extra: object = {}) =>
-  texts.map((content, i) => ({ user_id: user, session_id: session, content, occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, i)).toISOString(), metadata: { speaker: i % 2 ? 'Robin' : 'Sasha' }, ...extra }));
+  texts.map((content, i) => ({
+    user_id: user,
+    session_id: session,
+    content,
+    occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, i)).toISOString(),
+    metadata: { speaker: i % 2 ? 'Robin' : 'Sasha' },
+    ...extra,
+  }));
 
 // The same SQL on both databases: embedded PGlite, and a PostgreSQL server (fresh database, Redis
 // queues). The server suite (npm run test:server) gives every memloom a server already: one pass.
@@ -79,7 +88,14 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
 
   describe('BM25 statistics', () => {
     it('equal a count from scratch after inserts, a correction, a TTL delete and forgets', async () => {
-      await ingest('acme', turns('u1', 'trip', ['We booked the ferry to Helsinki for the conference.', 'The hotel near the harbour was fully booked.', 'I prefer window seats on long flights.']));
+      await ingest(
+        'acme',
+        turns('u1', 'trip', [
+          'We booked the ferry to Helsinki for the conference.',
+          'The hotel near the harbour was fully booked.',
+          'I prefer window seats on long flights.',
+        ]),
+      );
       await ingest('acme', turns('u2', 'garden', ['The tomatoes need watering every second day.', 'We planted basil next to the tomatoes.']));
       await expectExact('acme');
       await expectCanonicalKeys('acme');
@@ -92,14 +108,21 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
 
       // A correction supersedes the old version: only active memories count.
       const [memory] = await sql<{ id: string }>('acme', `SELECT id FROM memories WHERE user_id = 'u1' AND status = 'active' ORDER BY created_at LIMIT 1`);
-      const res = await fetch(`${m.url}/v1/memories/${memory!.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...auth('acme') }, body: JSON.stringify({ content: 'The user prefers aisle seats on long flights.' }) });
+      const res = await fetch(`${m.url}/v1/memories/${memory!.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...auth('acme') },
+        body: JSON.stringify({ content: 'The user prefers aisle seats on long flights.' }),
+      });
       expect(res.status).toBe(200);
       await expectExact('acme');
 
       // The TTL sweep hard-deletes expired memories.
       const expired = await sql<{ id: string }>('acme', `UPDATE memories SET expires_at = now() - interval '1 second' WHERE user_id = 'u2' RETURNING id`);
       expect(expired.length).toBeGreaterThan(0);
-      await waitFor(async () => (await sql<{ n: number }>('acme', `SELECT count(*)::int AS n FROM memories WHERE user_id = 'u2'`))[0]?.n === 0, { timeoutMs: 30_000, what: 'TTL sweep' });
+      await waitFor(async () => (await sql<{ n: number }>('acme', `SELECT count(*)::int AS n FROM memories WHERE user_id = 'u2'`))[0]?.n === 0, {
+        timeoutMs: 30_000,
+        what: 'TTL sweep',
+      });
       await expectExact('acme');
 
       // Forget one event, then a whole session.
@@ -115,10 +138,13 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
   describe('context keys', () => {
     /** The lexemes of a chunk's key by part: own text (D), time and speaker (A), previous (C), next (B). */
     async function keyParts(tenant: Tenant, content: string): Promise<Record<'own' | 'meta' | 'prev' | 'next', string[]>> {
-      const [row] = await sql<Record<string, string[]>>(tenant,
+      const [row] = await sql<Record<string, string[]>>(
+        tenant,
         `SELECT tsvector_to_array(ts_filter(fts, '{d}')) AS own, tsvector_to_array(ts_filter(fts, '{a}')) AS meta,
                 tsvector_to_array(ts_filter(fts, '{c}')) AS prev, tsvector_to_array(ts_filter(fts, '{b}')) AS next
-         FROM chunks WHERE content = $1`, [content]);
+         FROM chunks WHERE content = $1`,
+        [content],
+      );
       expect(row, content).toBeDefined();
       return row as Record<'own' | 'meta' | 'prev' | 'next', string[]>;
     }
@@ -128,7 +154,9 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       await ingest('acme', turns('ann', 's1', ['alphaone opens the session']));
       await ingest('acme', turns('bob', 's1', ['bravoone from another user']));
       await ingest('globex', turns('ann', 's1', ['charlieone in another tenant']));
-      await ingest('acme', [{ user_id: 'ann', session_id: 's2', content: 'deltaone in another session', occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, 1)).toISOString() }]);
+      await ingest('acme', [
+        { user_id: 'ann', session_id: 's2', content: 'deltaone in another session', occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, 1)).toISOString() },
+      ]);
       expect((await keyParts('acme', 'alphaone opens the session')).next).toEqual([]);
 
       // Turns arrive one by one; the first turn's key gains the second as its next turn.
@@ -141,7 +169,11 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       expect(middle.prev).toContain('alphaone');
       expect(middle.next).toContain('alphathree');
 
-      const everyKey = async (t: Tenant) => (await sql<{ content: string; words: string[] }>(t, 'SELECT content, tsvector_to_array(fts) AS words FROM chunks')).map((r) => ({ ...r, words: r.words.join(' ') }));
+      const everyKey = async (t: Tenant) =>
+        (await sql<{ content: string; words: string[] }>(t, 'SELECT content, tsvector_to_array(fts) AS words FROM chunks')).map((r) => ({
+          ...r,
+          words: r.words.join(' '),
+        }));
       for (const { content, words } of await everyKey('acme')) {
         if (content.startsWith('alpha')) expect(words, content).not.toMatch(/bravo|charlie|delta/);
         if (content.startsWith('bravo')) expect(words, content).not.toMatch(/alpha|charlie|delta/);
@@ -160,7 +192,13 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
 
     it('are written finished: a full rebuild changes none, also after turns arriving out of order and several of a session in one batch', async () => {
       const at = (ms: number) => new Date(Date.UTC(2026, 10, 3, 9, 0, 0) + ms).toISOString();
-      const turn = (content: string, ms: number, speaker = 'Kim') => ({ user_id: 'cat', session_id: 's3', content, occurred_at: at(ms), metadata: { speaker } });
+      const turn = (content: string, ms: number, speaker = 'Kim') => ({
+        user_id: 'cat',
+        session_id: 's3',
+        content,
+        occurred_at: at(ms),
+        metadata: { speaker },
+      });
       await ingest('acme', [turn('echoone first', 0), turn('echothree third', 3000), turn('echofive fifth', 5000, 'Lee')]);
       // Late arrivals between existing turns, one batch: each lands between two and next to another new one.
       await ingest('acme', [turn('echotwo second', 2000, 'Lee'), turn('echotwohalf second and a half', 2500), turn('echofour fourth', 4000)]);

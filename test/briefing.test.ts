@@ -25,17 +25,43 @@ async function workingMemory(userId: string): Promise<{ status: number; type: st
 
 /** Memories of one user, each supported by one stored event. */
 async function seed(userId: string, items: Array<{ content: string; kind: string; importance?: number; daysAgo?: number }>): Promise<string[]> {
-  const eventIds = await ingest(m.deps, items.map((it) => ({ user_id: userId, content: `evidence: ${it.content}` })));
-  const { vectors } = await m.deps.providers.embeddings.embed(items.map((it) => it.content), 'document');
+  const eventIds = await ingest(
+    m.deps,
+    items.map((it) => ({ user_id: userId, content: `evidence: ${it.content}` })),
+  );
+  const { vectors } = await m.deps.providers.embeddings.embed(
+    items.map((it) => it.content),
+    'document',
+  );
   return withTenant(m.deps.db, TENANT, async (tx) => {
     const runId = await startRun(tx, { stage: 'test', jobId: undefined });
     const ids: string[] = [];
     for (const [i, it] of items.entries()) {
-      const { id } = await insertMemory(tx, {
-        kind: it.kind, content: it.content, content_hash: contentHash(normalizeText(it.content)), fts_doc: ftsDocument(it.content), vector: vectors[i]!,
-        importance: it.importance ?? 5, confidence: 0.8, event_time: null, time_precision: null, occurred_at: at(it.daysAgo ?? 1), subject_entity_id: null,
-        dataset: 'default', user_id: userId, agent_id: null, session_id: null, source_event_ids: [eventIds[i]!], version: 1,
-      }, m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, runId);
+      const { id } = await insertMemory(
+        tx,
+        {
+          kind: it.kind,
+          content: it.content,
+          content_hash: contentHash(normalizeText(it.content)),
+          fts_doc: ftsDocument(it.content),
+          vector: vectors[i]!,
+          importance: it.importance ?? 5,
+          confidence: 0.8,
+          event_time: null,
+          time_precision: null,
+          occurred_at: at(it.daysAgo ?? 1),
+          subject_entity_id: null,
+          dataset: 'default',
+          user_id: userId,
+          agent_id: null,
+          session_id: null,
+          source_event_ids: [eventIds[i]!],
+          version: 1,
+        },
+        m.deps.providers.embeddings.model,
+        m.deps.providers.embeddings.dimensions,
+        runId,
+      );
       await addProvenance(tx, 'memory', [{ objectId: id, eventIds: [eventIds[i]!] }], runId);
       ids.push(id);
     }
@@ -63,8 +89,17 @@ describe('working memory (briefing)', () => {
     expect(wm.status).toBe(200);
     expect(wm.type).toMatch(/^text\/markdown/);
     const md = wm.text;
-    const order = ['# Working memory — ana', '## Recent decisions', 'BullMQ on Redis', 'PostgreSQL with pgvector', '## Open plans', 'billing service to Kubernetes',
-      '## Key procedures', 'smoke tests before every deploy', '## Also important'];
+    const order = [
+      '# Working memory — ana',
+      '## Recent decisions',
+      'BullMQ on Redis',
+      'PostgreSQL with pgvector',
+      '## Open plans',
+      'billing service to Kubernetes',
+      '## Key procedures',
+      'smoke tests before every deploy',
+      '## Also important',
+    ];
     const positions = order.map((s) => md.indexOf(s));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -76,10 +111,14 @@ describe('working memory (briefing)', () => {
   });
 
   it('holds the hard token cap with many memories', async () => {
-    await seed('busy', Array.from({ length: 40 }, (_, i) => ({
-      kind: i % 4 === 0 ? 'decision' : 'fact', importance: 1 + (i % 10),
-      content: `Busy fact ${i}: the nightly export of the analytics warehouse writes partition ${i} to cold storage after validation.`,
-    })));
+    await seed(
+      'busy',
+      Array.from({ length: 40 }, (_, i) => ({
+        kind: i % 4 === 0 ? 'decision' : 'fact',
+        importance: 1 + (i % 10),
+        content: `Busy fact ${i}: the nightly export of the analytics warehouse writes partition ${i} to cold storage after validation.`,
+      })),
+    );
     await runStage(m.deps, briefing, { tenantId: TENANT, userId: 'busy' });
     const wm = await workingMemory('busy');
     expect(wm.status).toBe(200);
@@ -120,10 +159,13 @@ describe('working memory (briefing)', () => {
       { user_id: 'live', session_id: 'l1', role: 'user', content: 'Next month we will add a staging cluster in Dublin.' },
     ];
     expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
-    const wm = await waitFor(async () => {
-      const r = await workingMemory('live');
-      return r.status === 200 ? r : undefined;
-    }, { timeoutMs: 240_000, what: 'the debounced working memory' });
+    const wm = await waitFor(
+      async () => {
+        const r = await workingMemory('live');
+        return r.status === 200 ? r : undefined;
+      },
+      { timeoutMs: 240_000, what: 'the debounced working memory' },
+    );
     expect(wm.text).toMatch(/search service/);
     expect(await readFile(path.join(dir(), 'live.md'), 'utf8')).toBe(wm.text);
     expect((await getJson(`${m.url}/v1/working-memory`)).status).toBe(404);

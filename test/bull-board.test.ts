@@ -11,7 +11,10 @@ interface BoardQueue {
 async function board(m: TestMemloom, queue: string) {
   const list = await getJson(`${m.url}/admin/queues/api/queues`);
   expect(list.status).toBe(200);
-  const withWorkers = (list.body.queues as BoardQueue[]).filter((q) => q.hasWorkers).map((q) => q.name).sort();
+  const withWorkers = (list.body.queues as BoardQueue[])
+    .filter((q) => q.hasWorkers)
+    .map((q) => q.name)
+    .sort();
   const detail = await getJson(`${m.url}/admin/queues/api/queues/${queue}/workers`);
   expect(detail.status).toBe(200);
   return { withWorkers, workers: detail.body.workers as Array<{ id: string; addr: string }> };

@@ -21,11 +21,26 @@ interface Run {
 
 function memloom(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'bin/memloom.js'), ...args], {
-      cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024,
-      // No DATABASE_URL and a MEMLOOM_HOME of its own: the commands must not need (nor open) a database.
-      env: { PATH: process.env.PATH ?? '', HOME: dir, MEMLOOM_HOME: path.join(dir, 'home'), MEMLOOM_URL: m.url, MEMLOOM_API_KEY: A, LOG_LEVEL: 'warn', ...env },
-    }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [path.join(ROOT, 'bin/memloom.js'), ...args],
+      {
+        cwd: ROOT,
+        timeout: 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+        // No DATABASE_URL and a MEMLOOM_HOME of its own: the commands must not need (nor open) a database.
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          MEMLOOM_HOME: path.join(dir, 'home'),
+          MEMLOOM_URL: m.url,
+          MEMLOOM_API_KEY: A,
+          LOG_LEVEL: 'warn',
+          ...env,
+        },
+      },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -38,7 +53,10 @@ beforeAll(async () => {
     'To deploy the API, run npm run build and then kubectl apply -f infra/k8s.',
   ].map((content, i) => ({ id: `cli-${i}`, user_id: 'u-cli', session_id: 'cli-s', content }));
   expect((await postJson(`${m.url}/v1/events`, { events }, { authorization: `Bearer ${A}` })).status).toBe(202);
-  await waitFor(async () => (await getJson(`${m.url}/v1/stats`, { authorization: `Bearer ${A}` })).body.pending_events === 0, { timeoutMs: 60_000, what: 'processing' });
+  await waitFor(async () => (await getJson(`${m.url}/v1/stats`, { authorization: `Bearer ${A}` })).body.pending_events === 0, {
+    timeoutMs: 60_000,
+    what: 'processing',
+  });
 });
 afterAll(async () => {
   await m?.close();
@@ -101,8 +119,12 @@ describe('memloom CLI against a running instance', () => {
 
   it('runs as `npx memloom` from the clone', async () => {
     const r = await new Promise<Run>((resolve) => {
-      execFile('npx', ['--no-install', 'memloom', 'stats', '--help'], { cwd: ROOT, timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: dir } },
-        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      execFile(
+        'npx',
+        ['--no-install', 'memloom', 'stats', '--help'],
+        { cwd: ROOT, timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: dir } },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Usage: memloom stats/);

@@ -56,7 +56,9 @@ describe('client against a running memloom', () => {
     expect(decision).toBeDefined();
     const detail = await client.memories.get(decision!.id);
     expect(detail.provenance.events.length).toBeGreaterThan(0);
-    const corrected = (await client.memories.update(decision!.id, { content: 'We decided to use PostgreSQL 17 with pgvector for the memory store.' })) as { id: string };
+    const corrected = (await client.memories.update(decision!.id, { content: 'We decided to use PostgreSQL 17 with pgvector for the memory store.' })) as {
+      id: string;
+    };
     expect((await client.memories.get(decision!.id)).status).toBe('superseded');
     expect((await client.memories.get(corrected.id)).versions).toHaveLength(2);
     const removed = await client.memories.delete(corrected.id);

@@ -36,7 +36,10 @@ describe('configuration', () => {
 
   it('parses API keys into key -> tenant and rejects malformed pairs', () => {
     const c = loadConfig({ MEMLOOM_API_KEYS: 'k1:acme, k2:globex' });
-    expect([...c.MEMLOOM_API_KEYS]).toEqual([['k1', 'acme'], ['k2', 'globex']]);
+    expect([...c.MEMLOOM_API_KEYS]).toEqual([
+      ['k1', 'acme'],
+      ['k2', 'globex'],
+    ]);
     expect(() => loadConfig({ MEMLOOM_API_KEYS: 'justakey' })).toThrow(/invalid MEMLOOM_API_KEYS/);
     expect(() => loadConfig({ MEMLOOM_API_KEYS: 'k:bad tenant' })).toThrow(/invalid MEMLOOM_API_KEYS/);
   });

@@ -28,10 +28,13 @@ beforeAll(async () => {
     { user_id: USER, session_id: 'c1', occurred_at: at(10), content: 'We decided to ship the mobile app in March.' },
   ];
   expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
-  await waitFor(async () => {
-    const s = (await getJson(`${m.url}/v1/stats`)).body;
-    return s.objects.events === events.length && s.pending_events === 0;
-  }, { timeoutMs: 240_000, what: 'pipeline' });
+  await waitFor(
+    async () => {
+      const s = (await getJson(`${m.url}/v1/stats`)).body;
+      return s.objects.events === events.length && s.pending_events === 0;
+    },
+    { timeoutMs: 240_000, what: 'pipeline' },
+  );
   const list = await getJson(`${m.url}/v1/memories?user_id=${USER}`);
   original = list.body.memories.find((x: { content: string }) => /5433/.test(x.content));
   expect(original).toBeDefined();
@@ -60,7 +63,9 @@ describe('PATCH /v1/memories/:id (correction)', () => {
     expect(detail.provenance.events.length).toBeGreaterThan(0);
     expect(detail.provenance.runs.map((x: { stage: string }) => x.stage)).toContain('correct');
     expect(detail.versions.map((x: { id: string }) => x.id)).toEqual([original.id, v2]);
-    expect(detail.relations).toContainEqual(expect.objectContaining({ relation: 'replaces', direction: 'out', other_memory_id: original.id, is_progression: true }));
+    expect(detail.relations).toContainEqual(
+      expect.objectContaining({ relation: 'replaces', direction: 'out', other_memory_id: original.id, is_progression: true }),
+    );
   });
 
   it('keeps the old version out of default recall and answers it through as_of', async () => {
@@ -79,8 +84,15 @@ describe('PATCH /v1/memories/:id (correction)', () => {
     expect(r4.status).toBe(200);
     expect(r4.body).toMatchObject({ version: 4, importance: 9 });
     const chain = (await getJson(`${m.url}/v1/memories/${original.id}`)).body.versions.map((x: { id: string; status: string }) => [x.id, x.status]);
-    expect(chain).toEqual([[original.id, 'superseded'], [v2, 'superseded'], [r3.body.id, 'superseded'], [r4.body.id, 'active']]);
-    const active = await rows(`SELECT count(*)::int AS n FROM memories WHERE user_id = $1 AND status = 'active' AND content LIKE 'The staging database%'`, [USER]);
+    expect(chain).toEqual([
+      [original.id, 'superseded'],
+      [v2, 'superseded'],
+      [r3.body.id, 'superseded'],
+      [r4.body.id, 'active'],
+    ]);
+    const active = await rows(`SELECT count(*)::int AS n FROM memories WHERE user_id = $1 AND status = 'active' AND content LIKE 'The staging database%'`, [
+      USER,
+    ]);
     expect(active[0]!.n).toBe(1);
   });
 

@@ -14,10 +14,11 @@ import { freePort, spawnMemloom, waitReady, type MemloomProcess } from './suppor
 const homes: string[] = [];
 const procs: MemloomProcess[] = [];
 afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) {
-    p.child.kill('SIGKILL');
-    await p.exited;
-  }
+  for (const p of procs)
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
   for (const h of homes) await rm(h, { recursive: true, force: true });
 });
 
@@ -38,7 +39,10 @@ describe('the data directory lock', () => {
   it('refuses a lock whose process is alive, and takes over one whose pid now names another process', async () => {
     const h = await home();
     const held = await acquireDataDirLock(h);
-    const second = await acquireDataDirLock(h).then(() => undefined, (e: unknown) => e);
+    const second = await acquireDataDirLock(h).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(second).toBeInstanceOf(MemloomError);
     expect((second as MemloomError).code).toBe('DATABASE_IN_USE');
     await held.setUrl('http://127.0.0.1:1');
@@ -77,7 +81,11 @@ describe('the data directory lock', () => {
     expect(JSON.parse(forgot.output.trim()).nothing_to_forget).toBe(true);
     expect((await fetch(`${owner.url}/readyz`)).status).toBe(200);
 
-    const post = await fetch(`${owner.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'kept across kill -9' }) });
+    const post = await fetch(`${owner.url}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'kept across kill -9' }),
+    });
     expect(post.status).toBe(202);
     owner.child.kill('SIGKILL');
     await owner.exited;

@@ -16,7 +16,10 @@ function isExtraction(c: RecordedCall): boolean {
 
 function notes(prefix: string, n: number): Array<Record<string, string>> {
   return Array.from({ length: n }, (_, i) => ({
-    id: `${prefix}-${i}`, session_id: `${prefix}-session`, user_id: `u-${prefix}`, role: 'user',
+    id: `${prefix}-${i}`,
+    session_id: `${prefix}-session`,
+    user_id: `u-${prefix}`,
+    role: 'user',
     content: `Note ${prefix} ${i}: the deployment of service ${i} moved to the Frankfurt region last week.`,
   }));
 }
@@ -50,7 +53,11 @@ describe('debounce', () => {
     await sleep(1500); // a second, late extraction would show up here
     const extractions = stub.calls.filter(isExtraction);
     expect(extractions).toHaveLength(1);
-    expect(promptLines((extractions[0] as RecordedCall).body).map((l) => l.content).sort()).toEqual(events.map((e) => e.content).sort());
+    expect(
+      promptLines((extractions[0] as RecordedCall).body)
+        .map((l) => l.content)
+        .sort(),
+    ).toEqual(events.map((e) => e.content).sort());
   }, 180_000);
 
   it('merges repeated enqueues of one session into one job that runs a quiet period after the last, and counts the merged ones', async () => {
@@ -64,7 +71,9 @@ describe('debounce', () => {
       await sleep(300);
     }
     const queue = deps.queues.get('extract');
-    const job = await waitFor(async () => (await queue.getJobs(['completed'], 0, 1000)).find((j) => j.data.extractKey === key), { what: 'the debounced job to run' });
+    const job = await waitFor(async () => (await queue.getJobs(['completed'], 0, 1000)).find((j) => j.data.extractKey === key), {
+      what: 'the debounced job to run',
+    });
     expect((await queue.getJobs(['completed', 'delayed', 'waiting', 'active'], 0, 1000)).filter((j) => j.data.extractKey === key)).toHaveLength(1);
     expect((job.processedOn ?? 0) - lastAdd).toBeGreaterThanOrEqual(1000 - 50);
     expect((await debouncedCount((m as TestMemloom).url)) - before).toBe(4);
@@ -88,15 +97,25 @@ describe('debounce while the pipeline lags behind a session', () => {
     const second = notes('lag', 20).slice(10);
     await postEvents(m.url, first, 10);
     const deps = m.deps;
-    await waitFor(async () => {
-      const rows = await sql<{ n: number }>(deps.db, `SELECT count(*)::int AS n FROM events WHERE session_id = 'lag-session' AND status IN ('embedded', 'extracting', 'done')`);
-      return rows[0]?.n === 10 ? true : undefined;
-    }, { what: 'the first request to be embedded' });
+    await waitFor(
+      async () => {
+        const rows = await sql<{ n: number }>(
+          deps.db,
+          `SELECT count(*)::int AS n FROM events WHERE session_id = 'lag-session' AND status IN ('embedded', 'extracting', 'done')`,
+        );
+        return rows[0]?.n === 10 ? true : undefined;
+      },
+      { what: 'the first request to be embedded' },
+    );
     await postEvents(m.url, second, 10);
     await waitDrained(m.url, 20);
     await sleep(2500); // a late second pass would show up here
     const extractions = stub.calls.filter(isExtraction);
     expect(extractions).toHaveLength(1);
-    expect(promptLines((extractions[0] as RecordedCall).body).map((l) => l.content).sort()).toEqual([...first, ...second].map((e) => e.content).sort());
+    expect(
+      promptLines((extractions[0] as RecordedCall).body)
+        .map((l) => l.content)
+        .sort(),
+    ).toEqual([...first, ...second].map((e) => e.content).sort());
   }, 180_000);
 });

@@ -20,7 +20,8 @@ const BATCH = 20;
 const RUN_MAX = 100;
 const TOPICS = 60;
 const VARIANTS = 5;
-const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => withTenant(m.deps.db, TENANT, async (tx) => (await tx.query(text, params)).rows as T[]);
+const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  withTenant(m.deps.db, TENANT, async (tx) => (await tx.query(text, params)).rows as T[]);
 
 /** Deterministic pseudo-words: distinct statements share no words, so only variants of one are alike. */
 function words(seed: number, n: number): string[] {
@@ -37,25 +38,50 @@ function variants(topic: number): string[] {
 }
 
 async function seed(userId: string, texts: string[], prefix: string): Promise<void> {
-  const eventIds = await ingest(m.deps, texts.map((t, i) => ({ user_id: userId, session_id: `${prefix}-${i}`, content: `evidence: ${t}` })));
+  const eventIds = await ingest(
+    m.deps,
+    texts.map((t, i) => ({ user_id: userId, session_id: `${prefix}-${i}`, content: `evidence: ${t}` })),
+  );
   const { vectors } = await m.deps.providers.embeddings.embed(texts, 'document');
   const { model, dimensions } = m.deps.providers.embeddings;
   await withTenant(m.deps.db, TENANT, async (tx) => {
     const runId = await startRun(tx, { stage: 'test', jobId: undefined });
     const inserts: MemoryInsert[] = texts.map((t, i) => ({
-      kind: 'fact', content: t, content_hash: contentHash(normalizeText(t)), fts_doc: ftsDocument(t), vector: vectors[i]!, importance: 5, confidence: 0.7,
-      event_time: null, time_precision: null, occurred_at: new Date().toISOString(), subject_entity_id: null, dataset: 'default', user_id: userId, agent_id: null,
-      session_id: `${prefix}-${i}`, source_event_ids: [eventIds[i]!], version: 1,
+      kind: 'fact',
+      content: t,
+      content_hash: contentHash(normalizeText(t)),
+      fts_doc: ftsDocument(t),
+      vector: vectors[i]!,
+      importance: 5,
+      confidence: 0.7,
+      event_time: null,
+      time_precision: null,
+      occurred_at: new Date().toISOString(),
+      subject_entity_id: null,
+      dataset: 'default',
+      user_id: userId,
+      agent_id: null,
+      session_id: `${prefix}-${i}`,
+      source_event_ids: [eventIds[i]!],
+      version: 1,
     }));
     const ids = await insertMemories(tx, inserts, model, dimensions, runId);
-    await addProvenance(tx, 'memory', ids.map((r, i) => ({ objectId: r.id, eventIds: [eventIds[i]!] })), runId);
+    await addProvenance(
+      tx,
+      'memory',
+      ids.map((r, i) => ({ objectId: r.id, eventIds: [eventIds[i]!] })),
+      runId,
+    );
   });
 }
 
 const runDream = async (userId: string) => (await runStage(m.deps, dream, { tenantId: TENANT, userId, trigger: 'manual' })).result as DreamResult;
 
 beforeAll(async () => {
-  m = await startTestMemloom({ roles: { workers: [] }, env: { DREAM_BATCH: String(BATCH), DREAM_RUN_MAX: String(RUN_MAX), DREAM_MEMORIES: '1000000', DREAM_SESSIONS: '1000000' } });
+  m = await startTestMemloom({
+    roles: { workers: [] },
+    env: { DREAM_BATCH: String(BATCH), DREAM_RUN_MAX: String(RUN_MAX), DREAM_MEMORIES: '1000000', DREAM_SESSIONS: '1000000' },
+  });
   // Variants interleaved across topics, as a long conversation repeats itself over time.
   const texts: string[] = [];
   for (let v = 0; v < VARIANTS; v++) for (let t = 0; t < TOPICS; t++) texts.push(variants(t)[v]!);
@@ -86,7 +112,8 @@ describe('dream on a large user', () => {
 
     // The end state of dreaming everything at once: one active memory per statement.
     const [counts] = await rows<{ active: number; superseded: number }>(
-      `SELECT count(*) FILTER (WHERE status = 'active')::int AS active, count(*) FILTER (WHERE status = 'superseded')::int AS superseded FROM memories WHERE user_id = 'big'`);
+      `SELECT count(*) FILTER (WHERE status = 'active')::int AS active, count(*) FILTER (WHERE status = 'superseded')::int AS superseded FROM memories WHERE user_id = 'big'`,
+    );
     expect(counts).toEqual({ active: TOPICS, superseded: total - TOPICS });
     expect(runs.reduce((n, r) => n + r.merged, 0)).toBe(total - TOPICS);
     // Each survivor carries the evidence of its five variants: five sessions, a crystal.

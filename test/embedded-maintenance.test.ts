@@ -14,7 +14,10 @@ describe('embedded database upkeep', () => {
   it('keeps WAL small, and the application role may VACUUM what forget deleted and CHECKPOINT', async () => {
     const { rows: wal } = await m.deps.db.query<{ max_wal_size: string }>('SHOW max_wal_size');
     expect(wal[0]!.max_wal_size).toBe('64MB');
-    await ingest(m.deps, Array.from({ length: 400 }, (_, i) => ({ user_id: 'vac', content: `row ${i} to be forgotten` })));
+    await ingest(
+      m.deps,
+      Array.from({ length: 400 }, (_, i) => ({ user_id: 'vac', content: `row ${i} to be forgotten` })),
+    );
     expect((await postJson(`${m.url}/v1/forget`, { user_id: 'vac' })).body.removed.events).toBe(400);
     const vacuumed = await vacuumChangedTables(m.deps.db);
     expect(vacuumed.map((v) => v.name)).toContain('public.events');

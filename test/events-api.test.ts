@@ -29,7 +29,11 @@ describe('POST /v1/events with API keys, Redis queues', () => {
   beforeAll(async () => {
     m = await startTestMemloom({
       redis: true,
-      env: { MEMLOOM_API_KEYS: Object.entries(KEYS).map(([t, k]) => `${k}:${t}`).join(',') },
+      env: {
+        MEMLOOM_API_KEYS: Object.entries(KEYS)
+          .map(([t, k]) => `${k}:${t}`)
+          .join(','),
+      },
       roles: { api: true, workers: [] },
     });
     post = (body, tenant = 'default') => postJson(`${m.url}/v1/events`, body, auth(tenant));
@@ -41,7 +45,12 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ accepted: 1, duplicates: 0, ids: [expect.stringMatching(UUID)] });
     const id = r.body.ids[0] as string;
-    const [row] = await rows<{ content: string; status: string; user_id: string; metadata: unknown }>(m, 'default', 'SELECT content, status, user_id, metadata FROM events WHERE id = $1', [id]);
+    const [row] = await rows<{ content: string; status: string; user_id: string; metadata: unknown }>(
+      m,
+      'default',
+      'SELECT content, status, user_id, metadata FROM events WHERE id = $1',
+      [id],
+    );
     expect(row).toEqual({ content: 'we chose PostgreSQL', status: 'received', user_id: 'u-1', metadata: { k: [1, { a: 'b' }] } });
     await m.deps.dispatcher.flush();
     const jobs = await triageJobsHolding(m.deps, id);
@@ -70,7 +79,13 @@ describe('POST /v1/events with API keys, Redis queues', () => {
   it('stores one event per idempotency key and answers the stored id for duplicates', async () => {
     const first = await post({ id: 'idem-1', content: 'once' });
     const again = await post({ id: 'idem-1', content: 'once, sent again' });
-    const inBatch = await post({ events: [{ id: 'idem-2', content: 'a' }, { id: 'idem-1', content: 'b' }, { id: 'idem-2', content: 'c' }] });
+    const inBatch = await post({
+      events: [
+        { id: 'idem-2', content: 'a' },
+        { id: 'idem-1', content: 'b' },
+        { id: 'idem-2', content: 'c' },
+      ],
+    });
     expect(first.body).toMatchObject({ accepted: 1, duplicates: 0 });
     expect(again.status).toBe(202);
     expect(again.body).toEqual({ accepted: 0, duplicates: 1, ids: first.body.ids });
@@ -78,8 +93,15 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     expect(inBatch.body.duplicates).toBe(2);
     expect(inBatch.body.ids[1]).toBe(first.body.ids[0]);
     expect(inBatch.body.ids[2]).toBe(inBatch.body.ids[0]);
-    const stored = await rows<{ idem_key: string; content: string }>(m, 'default', `SELECT idem_key, content FROM events WHERE idem_key IN ('idem-1', 'idem-2') ORDER BY idem_key`);
-    expect(stored).toEqual([{ idem_key: 'idem-1', content: 'once' }, { idem_key: 'idem-2', content: 'a' }]);
+    const stored = await rows<{ idem_key: string; content: string }>(
+      m,
+      'default',
+      `SELECT idem_key, content FROM events WHERE idem_key IN ('idem-1', 'idem-2') ORDER BY idem_key`,
+    );
+    expect(stored).toEqual([
+      { idem_key: 'idem-1', content: 'once' },
+      { idem_key: 'idem-2', content: 'a' },
+    ]);
   });
 
   it('keeps idempotency keys per tenant: the same id in two tenants stores two events', async () => {
@@ -95,13 +117,20 @@ describe('POST /v1/events with API keys, Redis queues', () => {
   });
 
   it('stores valid edge values (offsets, fractions, long durations, year 9999)', async () => {
-    const r = await post({ events: [
-      { content: 'a', occurred_at: '2026-11-29T10:00:00.123456789+05:30', ttl: 'P1Y2M3W4DT5H6M7.5S', importance: 10 },
-      { content: 'b', occurred_at: '9999-12-31T23:59:59Z', ttl: 'P9999999D', importance: 1 },
-    ] });
+    const r = await post({
+      events: [
+        { content: 'a', occurred_at: '2026-11-29T10:00:00.123456789+05:30', ttl: 'P1Y2M3W4DT5H6M7.5S', importance: 10 },
+        { content: 'b', occurred_at: '9999-12-31T23:59:59Z', ttl: 'P9999999D', importance: 1 },
+      ],
+    });
     expect(r.status).toBe(202);
     expect(r.body.accepted).toBe(2);
-    const stored = await rows<{ at: string; ttl: string }>(m, 'default', `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS at, ttl::text FROM events WHERE id = ANY($1::uuid[]) ORDER BY content`, [r.body.ids]);
+    const stored = await rows<{ at: string; ttl: string }>(
+      m,
+      'default',
+      `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS at, ttl::text FROM events WHERE id = ANY($1::uuid[]) ORDER BY content`,
+      [r.body.ids],
+    );
     expect(stored[0]).toEqual({ at: '2026-11-29 04:30:00.123457', ttl: '1 year 2 mons 25 days 05:06:07.5' });
     expect(stored[1]?.at).toBe('9999-12-31 23:59:59.000000');
   });
@@ -174,7 +203,9 @@ describe('POST /v1/events with API keys, Redis queues', () => {
       { index: 3, path: 'colour', message: 'unknown field' },
       { index: 4, path: '', message: 'an event must be a JSON object' },
     ]);
-    const stored = await rows<{ content: string }>(m, 'default', 'SELECT content FROM events WHERE id = ANY($1::uuid[]) ORDER BY content', [[r.body.ids[0], r.body.ids[2]]]);
+    const stored = await rows<{ content: string }>(m, 'default', 'SELECT content FROM events WHERE id = ANY($1::uuid[]) ORDER BY content', [
+      [r.body.ids[0], r.body.ids[2]],
+    ]);
     expect(stored.map((s) => s.content)).toEqual(['good 0', 'good 2']);
   });
 
@@ -231,14 +262,18 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     expect(r.body.error.details[0]).toMatchObject({ index: 0, path: 'metadata' });
   });
 
-  it.each([['a string', '"str"'], ['a number', '42'], ['an array', '[1]'], ['null', 'null'], ['an empty body', ''], ['invalid JSON', '{"content":']])(
-    'answers 400 for %s as the body',
-    async (_what, body) => {
-      const r = await postRaw(`${m.url}/v1/events`, body, auth('default'));
-      expect(r.status).toBe(400);
-      expect(r.body.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
-    },
-  );
+  it.each([
+    ['a string', '"str"'],
+    ['a number', '42'],
+    ['an array', '[1]'],
+    ['null', 'null'],
+    ['an empty body', ''],
+    ['invalid JSON', '{"content":'],
+  ])('answers 400 for %s as the body', async (_what, body) => {
+    const r = await postRaw(`${m.url}/v1/events`, body, auth('default'));
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+  });
 
   it('answers 413 for content over 1 MiB, and rejects only that event in a batch', async () => {
     const big = 'é'.repeat(512 * 1024 + 1); // 1 MiB + 2 bytes of UTF-8, 512 Ki characters
@@ -301,7 +336,12 @@ describe('POST /v1/events when the database is unreachable', () => {
   let external: EmbeddedDatabase | undefined;
   let m: TestMemloom;
   beforeAll(async () => {
-    external = await startEmbeddedDatabase({ home: '', port: 0, inMemory: true, log: createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr) });
+    external = await startEmbeddedDatabase({
+      home: '',
+      port: 0,
+      inMemory: true,
+      log: createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr),
+    });
     m = await startTestMemloom({ redis: true, env: { DATABASE_URL: external.url }, roles: { api: true, workers: [] } });
   });
   afterAll(async () => {

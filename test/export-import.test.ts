@@ -22,7 +22,13 @@ const EVENTS = [
   { session_id: 's-2', user_id: 'u-1', content: 'Bob manages the data platform team at Acme Corp.' },
   { session_id: 's-3', user_id: 'u-2', content: 'Carol prefers dark mode in every editor she uses.' },
   { session_id: 's-3', user_id: 'u-2', content: 'We decided to keep the nightly backups for ninety days.' },
-  { session_id: 's-4', user_id: 'u-2', dataset: 'notes', type: 'document', content: 'The incident review found that the cache expired too early.\n\nThe fix raised the TTL to one hour and added an alert on misses.' },
+  {
+    session_id: 's-4',
+    user_id: 'u-2',
+    dataset: 'notes',
+    type: 'document',
+    content: 'The incident review found that the cache expired too early.\n\nThe fix raised the TTL to one hour and added an alert on misses.',
+  },
 ].map((e, i) => ({ id: `exp-${i}`, role: 'user', occurred_at: new Date(Date.UTC(2026, 10, 1 + i, 9)).toISOString(), ...e }));
 const SECRET = 'Globex keeps its launch codes in the vault under the Springfield plant.';
 const QUERIES = ['which database did we choose for memory', 'Acme Corp people', 'how do I deploy the API', 'backups retention', 'cache incident fix'];
@@ -34,7 +40,10 @@ let src: TestMemloom;
 let dst: TestMemloom;
 
 async function settle(m: TestMemloom, key: string): Promise<void> {
-  await waitFor(async () => (await getJson(`${m.url}/v1/stats`, auth(key))).body.pending_events === 0, { timeoutMs: 120_000, what: 'pending events to reach 0' });
+  await waitFor(async () => (await getJson(`${m.url}/v1/stats`, auth(key))).body.pending_events === 0, {
+    timeoutMs: 120_000,
+    what: 'pending events to reach 0',
+  });
 }
 const counts = async (m: TestMemloom, key: string) => {
   const { objects } = (await getJson(`${m.url}/v1/stats`, auth(key))).body as { objects: Record<string, number> };
@@ -45,20 +54,31 @@ const exportText = async (m: TestMemloom, key: string, query = '') => {
   expect(res.status).toBe(200);
   return res.text();
 };
-const records = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+const records = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
 const importText = async (m: TestMemloom, key: string, body: string) => {
   const res = await fetch(`${m.url}/v1/import`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/x-ndjson' }, body });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
 /** Results ranked by score then content (ids differ between instances and break ties differently). */
 const ranked = (results: Array<{ type: string; content: string; kind?: string; score: number }>) =>
-  results.map((r) => ({ type: r.type, content: r.content, kind: r.kind ?? null, score: r.score })).sort((a, b) => b.score - a.score || a.content.localeCompare(b.content));
+  results
+    .map((r) => ({ type: r.type, content: r.content, kind: r.kind ?? null, score: r.score }))
+    .sort((a, b) => b.score - a.score || a.content.localeCompare(b.content));
 
 beforeAll(async () => {
   stub = await startProviderStub({ dimensions: 64 });
   const env = {
-    EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: stub.url, EMBEDDINGS_MODEL: 'stub-embed', EMBEDDINGS_DIMENSIONS: '64', EMBEDDINGS_API_KEY: 'test-key',
-    LLM_PROVIDER: 'heuristic', BRIEFING_DEBOUNCE_MS: '200',
+    EMBEDDINGS_PROVIDER: 'openai',
+    EMBEDDINGS_BASE_URL: stub.url,
+    EMBEDDINGS_MODEL: 'stub-embed',
+    EMBEDDINGS_DIMENSIONS: '64',
+    EMBEDDINGS_API_KEY: 'test-key',
+    LLM_PROVIDER: 'heuristic',
+    BRIEFING_DEBOUNCE_MS: '200',
   };
   src = await startTestMemloom({ roles: { api: true, workers: QUEUE_NAMES }, env: { ...env, MEMLOOM_API_KEYS: `${A}:acme,${B}:globex` } });
   dst = await startTestMemloom({ roles: { api: true, workers: QUEUE_NAMES }, env: { ...env, MEMLOOM_API_KEYS: `${A}:acme` } });
@@ -70,8 +90,19 @@ beforeAll(async () => {
   const { body } = await getJson(`${src.url}/v1/memories?user_id=u-1&kind=decision`, auth(A));
   const decision = body.memories.find((x: { content: string }) => x.content.includes('PostgreSQL'));
   expect(decision).toBeDefined();
-  expect((await fetch(`${src.url}/v1/memories/${decision.id}`, { method: 'PATCH', headers: { ...auth(A), 'content-type': 'application/json' }, body: JSON.stringify({ content: 'We decided to use PostgreSQL 17 with pgvector for the memory store.' }) })).status).toBe(200);
-  await waitFor(async () => (await fetch(`${src.url}/v1/working-memory?user_id=u-1`, { headers: auth(A) })).status === 200, { timeoutMs: 60_000, what: 'the working memory of u-1' });
+  expect(
+    (
+      await fetch(`${src.url}/v1/memories/${decision.id}`, {
+        method: 'PATCH',
+        headers: { ...auth(A), 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'We decided to use PostgreSQL 17 with pgvector for the memory store.' }),
+      })
+    ).status,
+  ).toBe(200);
+  await waitFor(async () => (await fetch(`${src.url}/v1/working-memory?user_id=u-1`, { headers: auth(A) })).status === 200, {
+    timeoutMs: 60_000,
+    what: 'the working memory of u-1',
+  });
   await settle(src, A);
 });
 afterAll(async () => {
@@ -100,7 +131,19 @@ describe('export', () => {
     expect(rs.some((r) => r.record === 'memory' && r.status === 'superseded' && r.superseded_by)).toBe(true);
     expect(rs.some((r) => r.record === 'working_memory' && r.user_id === 'u-1')).toBe(true);
     const order = rs.map((r) => r.record).filter((t, i, all) => t !== all[i - 1]);
-    expect(order).toEqual(['header', 'event', 'chunk', 'entity', 'memory', ...(seen.edge ? ['edge'] : []), ...(seen.relation ? ['relation'] : []), ...(seen.memory_entity ? ['memory_entity'] : []), 'provenance', 'working_memory', 'end']);
+    expect(order).toEqual([
+      'header',
+      'event',
+      'chunk',
+      'entity',
+      'memory',
+      ...(seen.edge ? ['edge'] : []),
+      ...(seen.relation ? ['relation'] : []),
+      ...(seen.memory_entity ? ['memory_entity'] : []),
+      'provenance',
+      'working_memory',
+      'end',
+    ]);
     expect(rs.find((r) => r.record === 'chunk')?.embedding).toHaveLength(64);
   });
 
@@ -165,7 +208,10 @@ describe('import', () => {
         const ra = ranked(a.body.results);
         const rb = ranked(b.body.results);
         if (mode !== 'graph') expect(ra.length, `${mode}: ${query}`).toBeGreaterThan(0);
-        expect(rb.map(({ score: _, ...x }) => x), `${mode}: ${query}`).toEqual(ra.map(({ score: _, ...x }) => x));
+        expect(
+          rb.map(({ score: _, ...x }) => x),
+          `${mode}: ${query}`,
+        ).toEqual(ra.map(({ score: _, ...x }) => x));
         rb.forEach((x, i) => expect(Math.abs(x.score - (ra[i]?.score ?? 0))).toBeLessThan(1e-3));
       }
     }

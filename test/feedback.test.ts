@@ -6,12 +6,16 @@ import { duplicateGroups, NO_DUPLICATES, rowCounts } from './support/pipeline.js
 
 let m: TestMemloom;
 const USER = 'fb';
-const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => withTenant(m.deps.db, 'default', async (tx) => (await tx.query(text, params)).rows as T[]);
+const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  withTenant(m.deps.db, 'default', async (tx) => (await tx.query(text, params)).rows as T[]);
 const settled = (events: number) =>
-  waitFor(async () => {
-    const s = (await getJson(`${m.url}/v1/stats`)).body;
-    return s.objects.events === events && s.pending_events === 0;
-  }, { timeoutMs: 240_000, what: 'pipeline' });
+  waitFor(
+    async () => {
+      const s = (await getJson(`${m.url}/v1/stats`)).body;
+      return s.objects.events === events && s.pending_events === 0;
+    },
+    { timeoutMs: 240_000, what: 'pipeline' },
+  );
 const recall = async (query: string, limit = 3) => {
   const r = await postJson(`${m.url}/v1/recall`, { query, user_id: USER, limit, mode: 'memories' });
   expect(r.status).toBe(200);
@@ -56,7 +60,9 @@ describe('POST /v1/feedback (improve)', () => {
     expect(after.provenance).toBeGreaterThan(before.provenance);
     expect(await duplicateGroups(m.deps.db)).toEqual(NO_DUPLICATES);
     const shared = await rows<{ normalized_name: string }>(
-      `SELECT e.normalized_name FROM entities e JOIN provenance p ON p.object_type = 'entity' AND p.object_id = e.id WHERE p.event_id = $1`, [eventId]);
+      `SELECT e.normalized_name FROM entities e JOIN provenance p ON p.object_type = 'entity' AND p.object_id = e.id WHERE p.event_id = $1`,
+      [eventId],
+    );
     expect(shared.map((s) => s.normalized_name)).toContain('postgresql');
   }, 300_000);
 

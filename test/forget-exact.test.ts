@@ -15,9 +15,14 @@ import { seedSession } from './support/seed.js';
  * (API answer and file) stops carrying forgotten words at once, not at the next refresh.
  */
 let m: TestMemloom;
-const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => withTenant(m.deps.db, TENANT, async (tx) => (await tx.query(text, params)).rows as T[]);
+const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  withTenant(m.deps.db, TENANT, async (tx) => (await tx.query(text, params)).rows as T[]);
 const settled = () => waitFor(async () => (await getJson(`${m.url}/v1/stats`)).body.pending_events === 0, { timeoutMs: 240_000, what: 'pipeline' });
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 async function userCounts(user: string): Promise<{ events: number; memories: number; chunks: number }> {
   const [r] = await rows<{ events: number; memories: number; chunks: number }>(
@@ -37,7 +42,11 @@ beforeAll(async () => {
   // The scheduled and debounced refreshes are far away: only forget itself can refresh the digest here.
   m = await startTestMemloom({ roles: { workers: QUEUE_NAMES }, env: { BRIEFING_DEBOUNCE_MS: '3600000' } });
   // Two users with a session of the same name and the same words.
-  const events = [...seedSession('chat-1', 'alice'), ...seedSession('chat-1', 'bob'), { user_id: 'bob', session_id: 'chat-2', role: 'user', content: 'We decided to deploy the billing service on Fridays only.' }];
+  const events = [
+    ...seedSession('chat-1', 'alice'),
+    ...seedSession('chat-1', 'bob'),
+    { user_id: 'bob', session_id: 'chat-2', role: 'user', content: 'We decided to deploy the billing service on Fridays only.' },
+  ];
   expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
   await settled();
   for (const userId of ['alice', 'bob']) await runStage(m.deps, briefing, { tenantId: TENANT, userId });
@@ -106,7 +115,10 @@ describe('forget is exact', () => {
 
   it('forgets a user with more events than one transaction takes, in several short ones, completely', async () => {
     const n = FORGET_BATCH * 2 + 7;
-    await ingest(m.deps, Array.from({ length: n }, (_, i) => ({ user_id: 'many', session_id: `m-${i % 9}`, content: `note number ${i} of many` })));
+    await ingest(
+      m.deps,
+      Array.from({ length: n }, (_, i) => ({ user_id: 'many', session_id: `m-${i % 9}`, content: `note number ${i} of many` })),
+    );
     const r = await postJson(`${m.url}/v1/forget`, { user_id: 'many' });
     expect(r.status).toBe(200);
     expect(r.body.removed.events).toBe(n);

@@ -91,7 +91,13 @@ describe('forget', () => {
     // A cached embedder (OpenAI, USE-lite) keeps the session's texts as vectors in the cache; local
     // hashing caches nothing (src/embeddings.ts), so they are put there as such a model would have.
     const sessionHashes = SESSION.map((e) => contentHash(e.content));
-    await withTenant(m.deps.db, 'default', (tx) => putCachedVectors(tx, 'text-embedding-3-small', sessionHashes.map((hash) => ({ hash, vector: [0.6, 0.8, 0] }))));
+    await withTenant(m.deps.db, 'default', (tx) =>
+      putCachedVectors(
+        tx,
+        'text-embedding-3-small',
+        sessionHashes.map((hash) => ({ hash, vector: [0.6, 0.8, 0] })),
+      ),
+    );
     expect(await sql('SELECT 1 FROM embedding_cache WHERE text_hash = ANY($1::text[])', [sessionHashes])).toHaveLength(SESSION.length);
 
     const first = await forget({ session_id: 'forget-s1' });
@@ -102,7 +108,11 @@ describe('forget', () => {
 
     expect(await counts()).toEqual(before);
     expect(await derivedIds()).toEqual(idsBefore);
-    await expectEntitiesSupportedOnlyBy(sql, shared.map((e) => e.id), docId as string);
+    await expectEntitiesSupportedOnlyBy(
+      sql,
+      shared.map((e) => e.id),
+      docId as string,
+    );
     for (const mode of ['memories', 'chunks', 'graph', 'auto']) {
       for (const query of ['billing service PostgreSQL', 'Grafana dashboards', 'upgrade Redis staging']) {
         expect(await fromSession({ query, mode })).toEqual([]);
@@ -122,7 +132,9 @@ describe('forget', () => {
   }, 240_000);
 
   it('a late job for a forgotten event creates nothing, and waiting jobs for it are removed', async () => {
-    const [eventId] = await ingest([{ session_id: 'forget-late', user_id: 'dave', content: 'We decided to use Kafka for the audit log.', metadata: { speaker: 'Dave' } }]);
+    const [eventId] = await ingest([
+      { session_id: 'forget-late', user_id: 'dave', content: 'We decided to use Kafka for the audit log.', metadata: { speaker: 'Dave' } },
+    ]);
     const id = eventId as string;
     // A delayed job still waiting when the event is forgotten: forget removes it.
     const waiting = await m.deps.queues.get('embed').add('embed', { tenantId: 'default', eventIds: [id] }, { jobId: `late-waiting-${id}`, delay: 600_000 });
@@ -139,10 +151,13 @@ describe('forget', () => {
       await m.deps.queues.get('embed').add('embed', { tenantId: 'default', eventIds: [id] }, { jobId: `late-embed-${id}` }),
       await m.deps.queues.get('extract').add('extract', { tenantId: 'default', extractKey: 'session:forget-late' }, { jobId: `late-extract-${id}` }),
     ];
-    await waitFor(async () => {
-      const states = await Promise.all(late.map((j) => j.getState()));
-      return states.every((s) => s === 'completed');
-    }, { timeoutMs: 60_000, what: 'late jobs to complete' });
+    await waitFor(
+      async () => {
+        const states = await Promise.all(late.map((j) => j.getState()));
+        return states.every((s) => s === 'completed');
+      },
+      { timeoutMs: 60_000, what: 'late jobs to complete' },
+    );
     await settle();
     expect(await counts()).toEqual(after);
     expect(await sql('SELECT 1 FROM chunks WHERE event_id = $1 UNION ALL SELECT 1 FROM provenance WHERE event_id = $1', [id])).toEqual([]);
@@ -150,20 +165,51 @@ describe('forget', () => {
   }, 120_000);
 
   it('DELETE /v1/memories/:id removes one memory and makes the version it replaced current again', async () => {
-    const [eventId] = await ingest([{ session_id: 'forget-versions', user_id: 'erin', content: 'We decided to use MySQL for reporting.', metadata: { speaker: 'Erin' } }]);
+    const [eventId] = await ingest([
+      { session_id: 'forget-versions', user_id: 'erin', content: 'We decided to use MySQL for reporting.', metadata: { speaker: 'Erin' } },
+    ]);
     const vector = Array.from({ length: m.deps.providers.embeddings.dimensions }, (_, i) => (i === 0 ? 1 : 0));
     const { oldId, newId } = await withTenant(m.deps.db, 'default', async (tx) => {
       const runId = await startRun(tx, { stage: 'test', jobId: 'forget-test' });
-      const write = (content: string, version: number) => insertMemory(tx, {
-        kind: 'fact', content, content_hash: contentHash(normalizeText(content)), fts_doc: ftsDocument(content), vector, importance: 5, confidence: 0.8,
-        event_time: null, time_precision: null, occurred_at: new Date().toISOString(), subject_entity_id: null,
-        dataset: 'default', user_id: 'erin', agent_id: null, session_id: 'forget-versions', source_event_ids: [eventId as string], version,
-      }, m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, runId);
+      const write = (content: string, version: number) =>
+        insertMemory(
+          tx,
+          {
+            kind: 'fact',
+            content,
+            content_hash: contentHash(normalizeText(content)),
+            fts_doc: ftsDocument(content),
+            vector,
+            importance: 5,
+            confidence: 0.8,
+            event_time: null,
+            time_precision: null,
+            occurred_at: new Date().toISOString(),
+            subject_entity_id: null,
+            dataset: 'default',
+            user_id: 'erin',
+            agent_id: null,
+            session_id: 'forget-versions',
+            source_event_ids: [eventId as string],
+            version,
+          },
+          m.deps.providers.embeddings.model,
+          m.deps.providers.embeddings.dimensions,
+          runId,
+        );
       const old = await write('The reporting database is MySQL 5.7.', 1);
       const next = await write('The reporting database is MySQL 8.0.', 2);
       await supersedeMemory(tx, old.id, next.id);
       const rel = await relateMemories(tx, next.id, old.id, 'replaces', true);
-      await addProvenance(tx, 'memory', [{ objectId: old.id, eventIds: [eventId as string] }, { objectId: next.id, eventIds: [eventId as string] }], runId);
+      await addProvenance(
+        tx,
+        'memory',
+        [
+          { objectId: old.id, eventIds: [eventId as string] },
+          { objectId: next.id, eventIds: [eventId as string] },
+        ],
+        runId,
+      );
       if (rel) await addProvenance(tx, 'relation', [{ objectId: rel, eventIds: [eventId as string] }], runId);
       return { oldId: old.id, newId: next.id };
     });
@@ -183,11 +229,23 @@ describe('forget', () => {
 
   it('forgets a user and a dataset, counting what went', async () => {
     const bob = [
-      { session_id: 'forget-b1', user_id: 'bob', dataset: 'team-b', content: 'We decided to use Terraform for the network setup.', metadata: { speaker: 'Bob' } },
+      {
+        session_id: 'forget-b1',
+        user_id: 'bob',
+        dataset: 'team-b',
+        content: 'We decided to use Terraform for the network setup.',
+        metadata: { speaker: 'Bob' },
+      },
       { session_id: 'forget-b2', user_id: 'bob', dataset: 'team-b', content: 'I prefer Ansible for configuration management.', metadata: { speaker: 'Bob' } },
     ];
     const carol = [
-      { session_id: 'forget-c1', user_id: 'carol', dataset: 'team-c', content: 'We decided to use Svelte for the admin console.', metadata: { speaker: 'Carol' } },
+      {
+        session_id: 'forget-c1',
+        user_id: 'carol',
+        dataset: 'team-c',
+        content: 'We decided to use Svelte for the admin console.',
+        metadata: { speaker: 'Carol' },
+      },
       { type: 'document', dataset: 'team-c', content: 'The admin console is written in Svelte and talks to the API over HTTP.' },
     ];
     const start = await counts();
@@ -203,7 +261,18 @@ describe('forget', () => {
     await expectNoViolations();
 
     const out: string[] = [];
-    await forgetCommand(m.config, m.deps.log, { positionals: [], flags: new Map([['dataset', 'team-c'], ['url', m.url]]) }, { stdout: { write: (s: string) => out.push(s) } as unknown as NodeJS.WritableStream });
+    await forgetCommand(
+      m.config,
+      m.deps.log,
+      {
+        positionals: [],
+        flags: new Map([
+          ['dataset', 'team-c'],
+          ['url', m.url],
+        ]),
+      },
+      { stdout: { write: (s: string) => out.push(s) } as unknown as NodeJS.WritableStream },
+    );
     const byDataset = JSON.parse(out.join(''));
     expect(byDataset.removed.events).toBe(2);
     expect(byDataset.removed.chunks).toBeGreaterThanOrEqual(2);
@@ -211,23 +280,47 @@ describe('forget', () => {
     await expectNoViolations();
   }, 240_000);
 
-  it('clears a shared entity\'s description only when the forgotten events alone had given it', async () => {
-    const [creator, echo, other] = await ingest([
+  it("clears a shared entity's description only when the forgotten events alone had given it", async () => {
+    const [creator, echo, other] = (await ingest([
       { session_id: 'forget-d1', user_id: 'frank', content: 'The Quillfeather service stores invoices.' },
       { session_id: 'forget-d2', user_id: 'frank', content: 'Quillfeather is an invoice archive.' },
       { session_id: 'forget-d3', user_id: 'frank', content: 'Nobody has touched Brassbolt lately.' },
-    ]) as [string, string, string];
+    ])) as [string, string, string];
     const vector = Array.from({ length: m.deps.providers.embeddings.dimensions }, (_, i) => (i === 1 ? 1 : 0));
-    const entity = (name: string, description: string) => ({ name, normalized: name.toLowerCase(), type: 'test_thing', description, ftsDoc: ftsDocument(`${name} ${description}`), vector });
-    const link = async (ids: string[], eventId: string) => withTenant(m.deps.db, 'default', async (tx) => {
-      const runId = await startRun(tx, { stage: 'test', jobId: 'forget-desc' });
-      await addProvenance(tx, 'entity', ids.map((objectId) => ({ objectId, eventIds: [eventId] })), runId);
+    const entity = (name: string, description: string) => ({
+      name,
+      normalized: name.toLowerCase(),
+      type: 'test_thing',
+      description,
+      ftsDoc: ftsDocument(`${name} ${description}`),
+      vector,
     });
+    const link = async (ids: string[], eventId: string) =>
+      withTenant(m.deps.db, 'default', async (tx) => {
+        const runId = await startRun(tx, { stage: 'test', jobId: 'forget-desc' });
+        await addProvenance(
+          tx,
+          'entity',
+          ids.map((objectId) => ({ objectId, eventIds: [eventId] })),
+          runId,
+        );
+      });
     // Created (with their descriptions) from `creator`, then supported by later events in other transactions.
     const [kept, cleared] = await withTenant(m.deps.db, 'default', async (tx) => {
-      const ids = await resolveEntities(tx, [entity('Zephyr Ledger', 'invoice archive'), entity('Zephyr Vault', 'cold storage')], m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, 2);
+      const ids = await resolveEntities(
+        tx,
+        [entity('Zephyr Ledger', 'invoice archive'), entity('Zephyr Vault', 'cold storage')],
+        m.deps.providers.embeddings.model,
+        m.deps.providers.embeddings.dimensions,
+        2,
+      );
       const runId = await startRun(tx, { stage: 'test', jobId: 'forget-desc' });
-      await addProvenance(tx, 'entity', ids.map((objectId) => ({ objectId, eventIds: [creator] })), runId);
+      await addProvenance(
+        tx,
+        'entity',
+        ids.map((objectId) => ({ objectId, eventIds: [creator] })),
+        runId,
+      );
       return ids as [string, string];
     });
     await link([kept], echo);
@@ -246,11 +339,31 @@ describe('forget', () => {
     const orphanId = await withTenant(m.deps.db, 'default', async (tx) => {
       const runId = await startRun(tx, { stage: 'test', jobId: 'forget-doctor' });
       const content = 'An orphan memory nobody supports.';
-      const orphan = await insertMemory(tx, {
-        kind: 'fact', content, content_hash: contentHash(normalizeText(content)), fts_doc: ftsDocument(content), vector, importance: 5, confidence: 0.8,
-        event_time: null, time_precision: null, occurred_at: new Date().toISOString(), subject_entity_id: null,
-        dataset: 'default', user_id: 'gina', agent_id: null, session_id: null, source_event_ids: [], version: 1,
-      }, m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, runId);
+      const orphan = await insertMemory(
+        tx,
+        {
+          kind: 'fact',
+          content,
+          content_hash: contentHash(normalizeText(content)),
+          fts_doc: ftsDocument(content),
+          vector,
+          importance: 5,
+          confidence: 0.8,
+          event_time: null,
+          time_precision: null,
+          occurred_at: new Date().toISOString(),
+          subject_entity_id: null,
+          dataset: 'default',
+          user_id: 'gina',
+          agent_id: null,
+          session_id: null,
+          source_event_ids: [],
+          version: 1,
+        },
+        m.deps.providers.embeddings.model,
+        m.deps.providers.embeddings.dimensions,
+        runId,
+      );
       await addProvenance(tx, 'edge', [{ objectId: randomUUID(), eventIds: [eventId as string] }], runId);
       return orphan.id;
     });
@@ -264,7 +377,15 @@ describe('forget', () => {
   }, 120_000);
 
   it('answers 400 unless exactly one scope is given (user_id may only accompany session_id)', async () => {
-    for (const body of [{}, { session_id: 'a', dataset: 'b' }, { dataset: 'a', user_id: 'b' }, { session_id: 'a', user_id: 'b', dataset: 'c' }, { session: 'a' }, { event_id: 'not-a-uuid' }, { user_id: '' }]) {
+    for (const body of [
+      {},
+      { session_id: 'a', dataset: 'b' },
+      { dataset: 'a', user_id: 'b' },
+      { session_id: 'a', user_id: 'b', dataset: 'c' },
+      { session: 'a' },
+      { event_id: 'not-a-uuid' },
+      { user_id: '' },
+    ]) {
       expect((await forget(body)).status).toBe(400);
     }
   });

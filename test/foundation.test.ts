@@ -134,10 +134,13 @@ describe('embedded mode', () => {
     received.length = 0;
     // Three statements in one write: the second fails; the first and third still answer.
     socket.write(Buffer.concat([extended(`SELECT 'first'`), extended('SELECT 1/0'), extended(`SELECT 'third'`)]));
-    const answer = await waitFor(() => {
-      const all = Buffer.concat(received);
-      return all.toString('latin1').split('Z\0\0\0\x05I').length - 1 === 3 ? all.toString('latin1') : undefined;
-    }, { what: 'three answers' });
+    const answer = await waitFor(
+      () => {
+        const all = Buffer.concat(received);
+        return all.toString('latin1').split('Z\0\0\0\x05I').length - 1 === 3 ? all.toString('latin1') : undefined;
+      },
+      { what: 'three answers' },
+    );
     expect(answer.indexOf('first')).toBeGreaterThan(-1);
     expect(answer.indexOf('division by zero')).toBeGreaterThan(answer.indexOf('first'));
     expect(answer.indexOf('third')).toBeGreaterThan(answer.indexOf('division by zero'));
@@ -147,10 +150,13 @@ describe('embedded mode', () => {
   it('analyzes changed tables as autovacuum would, which PGlite lacks (src/db/auto-analyze.ts)', async () => {
     const events = Array.from({ length: 80 }, (_, i) => ({ session_id: 'analyze', content: `event number ${i} for the planner statistics` }));
     expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
-    const lastAnalyze = async () => (await m.deps.db.query<{ at: Date | null }>(`SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'events'`)).rows[0]?.at ?? undefined;
+    const lastAnalyze = async () =>
+      (await m.deps.db.query<{ at: Date | null }>(`SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'events'`)).rows[0]?.at ?? undefined;
     // The process's own timer does it, as the application role (no superuser in the session).
     await waitFor(lastAnalyze, { timeoutMs: 30_000, what: 'events analyzed' });
-    const { rows } = await m.deps.db.query<{ n: number; role: string }>(`SELECT reltuples::int AS n, current_user AS role FROM pg_class WHERE relname = 'events'`);
+    const { rows } = await m.deps.db.query<{ n: number; role: string }>(
+      `SELECT reltuples::int AS n, current_user AS role FROM pg_class WHERE relname = 'events'`,
+    );
     expect(rows[0]).toEqual({ n: expect.any(Number), role: 'memloom_app' });
     expect(rows[0]?.n).toBeGreaterThanOrEqual(80);
     // Tables are analyzed again only past the threshold (50 rows + 10% changed), not on every look.
@@ -160,7 +166,11 @@ describe('embedded mode', () => {
 
   it('searches small vector tables exactly and builds their HNSW index once they grow (src/db/vector-index.ts)', async () => {
     const indexes = async () =>
-      (await m.deps.db.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE indexname IN ('chunks_hnsw_384', 'memories_hnsw_384') ORDER BY 1`)).rows.map((r) => r.name);
+      (
+        await m.deps.db.query<{ name: string }>(
+          `SELECT indexname AS name FROM pg_indexes WHERE indexname IN ('chunks_hnsw_384', 'memories_hnsw_384') ORDER BY 1`,
+        )
+      ).rows.map((r) => r.name);
     // A fresh store: no graph to update on every insert (its searches are exact, EXACT_SCAN_MAX).
     expect(await indexes()).toEqual([]);
     await withTenant(m.deps.db, 'default', async (tx) => {
@@ -175,7 +185,12 @@ describe('embedded mode', () => {
     const log = createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr);
     // The process's own pass waits for EXACT_SCAN_MAX rows; these use smaller thresholds. Under one, nothing is built.
     await m.deps.db.query('ANALYZE chunks');
-    expect(await ensureVectorIndexes(m.deps.db, 384, 1000, log)).toEqual(new Map([['chunks', 'small'], ['memories', 'small']]));
+    expect(await ensureVectorIndexes(m.deps.db, 384, 1000, log)).toEqual(
+      new Map([
+        ['chunks', 'small'],
+        ['memories', 'small'],
+      ]),
+    );
     const auto = new AutoAnalyze(m.deps.db, log, 3_600_000, { dims: 384, minRows: 100 });
     try {
       await m.deps.db.query(`UPDATE chunks SET tokens = 2 WHERE content_hash LIKE 'h%'`); // past the analyze threshold again
@@ -185,8 +200,18 @@ describe('embedded mode', () => {
     }
     // Built as the table's owner (SECURITY DEFINER), though the session runs as memloom_app; only chunks had grown.
     expect(await indexes()).toEqual(['chunks_hnsw_384']);
-    expect(await ensureVectorIndexes(m.deps.db, 384, 100, log)).toEqual(new Map([['chunks', 'exists'], ['memories', 'small']]));
-    expect(await ensureVectorIndexes(m.deps.db, 4096, 0, log)).toEqual(new Map([['chunks', 'unsupported'], ['memories', 'unsupported']]));
+    expect(await ensureVectorIndexes(m.deps.db, 384, 100, log)).toEqual(
+      new Map([
+        ['chunks', 'exists'],
+        ['memories', 'small'],
+      ]),
+    );
+    expect(await ensureVectorIndexes(m.deps.db, 4096, 0, log)).toEqual(
+      new Map([
+        ['chunks', 'unsupported'],
+        ['memories', 'unsupported'],
+      ]),
+    );
     const { rows } = await m.deps.db.query<{ role: string }>('SELECT current_user AS role');
     expect(rows[0]?.role).toBe('memloom_app');
     // The function builds these indexes and nothing else.
@@ -239,7 +264,12 @@ describe('server mode (DATABASE_URL) with Redis queues', () => {
   let m: TestMemloom;
   beforeAll(async () => {
     // A PostgreSQL-protocol server with pgvector that memloom reaches only through DATABASE_URL.
-    external = await startEmbeddedDatabase({ home: '', port: 0, inMemory: true, log: createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr) });
+    external = await startEmbeddedDatabase({
+      home: '',
+      port: 0,
+      inMemory: true,
+      log: createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr),
+    });
     m = await startTestMemloom({ redis: true, env: { DATABASE_URL: external.url } });
   });
   afterAll(async () => {
@@ -278,9 +308,13 @@ describe('migration 20261130030000_ann_index_on_demand on an existing store', ()
     try {
       // The store as the migrations before this one left it: every HNSW index, 5,100 chunks with vectors.
       dir = await mkdtemp(path.join(os.tmpdir(), 'memloom-migrations-'));
-      for (const name of (await readdir(MIGRATIONS_DIR)).filter((n) => n < '20261130030000')) await cp(path.join(MIGRATIONS_DIR, name), path.join(dir, name), { recursive: true });
+      for (const name of (await readdir(MIGRATIONS_DIR)).filter((n) => n < '20261130030000'))
+        await cp(path.join(MIGRATIONS_DIR, name), path.join(dir, name), { recursive: true });
       await migrate(owner, log, dir);
-      const indexes = async () => (await owner.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE indexname LIKE '%\\_hnsw\\_%' ORDER BY 1`)).rows.map((r) => r.name);
+      const indexes = async () =>
+        (await owner.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE indexname LIKE '%\\_hnsw\\_%' ORDER BY 1`)).rows.map(
+          (r) => r.name,
+        );
       expect(await indexes()).toEqual(['chunks_hnsw_384', 'chunks_hnsw_512', 'memories_hnsw_384', 'memories_hnsw_512']);
       await owner.query(`SET app.tenant_id = 'default'`);
       const { rows: ev } = await owner.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) VALUES ('old', 'x', 'h') RETURNING id`);

@@ -76,7 +76,12 @@ describe.each(['postgres', 'real postgres', 'redis'])('gate store on %s', (kind)
     const refusedAt = windows.findIndex((w) => w.key === narrow);
     for (const a of answers.filter((x) => !x.ok)) expect(a).toMatchObject({ refused: refusedAt });
     // The refused ones left nothing behind in the window that had room.
-    expect(await store().used([{ key: wide, windowMs: 3_600_000 }, { key: narrow, windowMs: 3_600_000 }])).toEqual([20, 20]);
+    expect(
+      await store().used([
+        { key: wide, windowMs: 3_600_000 },
+        { key: narrow, windowMs: 3_600_000 },
+      ]),
+    ).toEqual([20, 20]);
   });
 
   it('corrects a reservation in its window, never below zero', async () => {

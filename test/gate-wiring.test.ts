@@ -101,7 +101,10 @@ describe('every paid provider call passes the gate', () => {
   it('the scan sees the call sites it allows (the patterns still match real code)', async () => {
     for (const file of GATED_CALL_SITES) {
       const text = await readFile(path.join(ROOT, file), 'utf8');
-      expect(codeLines(text).some(({ code }) => PROVIDER_CALL.test(code)), file).toBe(true);
+      expect(
+        codeLines(text).some(({ code }) => PROVIDER_CALL.test(code)),
+        file,
+      ).toBe(true);
     }
     const sdk = await readFile(path.join(ROOT, 'src/providers/llm/openai.ts'), 'utf8');
     expect(codeLines(sdk).some(({ code }) => SDK_CALL.test(code))).toBe(true);
@@ -115,8 +118,11 @@ describe('every paid provider call passes the gate', () => {
       m = await startTestMemloom({
         roles: { api: false },
         env: {
-          EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: 'http://127.0.0.1:9/v1', EMBEDDINGS_DIMENSIONS: '64',
-          LLM_PROVIDER: 'openai', LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+          EMBEDDINGS_PROVIDER: 'openai',
+          EMBEDDINGS_BASE_URL: 'http://127.0.0.1:9/v1',
+          EMBEDDINGS_DIMENSIONS: '64',
+          LLM_PROVIDER: 'openai',
+          LLM_BASE_URL: 'http://127.0.0.1:9/v1',
         },
       });
       // Paid embeddings coalesce concurrent jobs' texts in front of the gate.

@@ -17,10 +17,12 @@ async function entity(tx: Tx, name: string, type: string, description = ''): Pro
 }
 
 async function edge(tx: Tx, source: string, target: string, relation: string, invalid = false): Promise<void> {
-  await tx.query(
-    `INSERT INTO edges (source_entity_id, target_entity_id, relation, fts, invalid_at) VALUES ($1, $2, $3, to_tsvector('simple', $3), $4)`,
-    [ids.get(source) ?? source, ids.get(target) ?? target, relation, invalid ? new Date() : null],
-  );
+  await tx.query(`INSERT INTO edges (source_entity_id, target_entity_id, relation, fts, invalid_at) VALUES ($1, $2, $3, to_tsvector('simple', $3), $4)`, [
+    ids.get(source) ?? source,
+    ids.get(target) ?? target,
+    relation,
+    invalid ? new Date() : null,
+  ]);
 }
 
 /**
@@ -68,7 +70,11 @@ afterAll(async () => m?.close());
 
 const get = async (path: string, key = 'ka') => getJson(`${m.url}${path}`, { authorization: `Bearer ${key}` });
 
-interface Hood { entity: { id: string; name: string }; nodes: Array<{ id: string; name: string; depth: number }>; edges: Array<{ id: string; source_id: string; target_id: string; relation: string }> }
+interface Hood {
+  entity: { id: string; name: string };
+  nodes: Array<{ id: string; name: string; depth: number }>;
+  edges: Array<{ id: string; source_id: string; target_id: string; relation: string }>;
+}
 const hood = async (name: string, depth?: number): Promise<Hood> => {
   const r = await get(`/v1/graph/entities/${ids.get(name)}${depth ? `?depth=${depth}` : ''}`);
   expect(r.status).toBe(200);
@@ -114,7 +120,7 @@ describe('GET /v1/graph/entities/:id', () => {
     expect(two.edges.every((e) => kept.has(e.source_id) && kept.has(e.target_id))).toBe(true);
   });
 
-  it('rejects depth above 3 and bad ids, and hides other tenants\' entities', async () => {
+  it("rejects depth above 3 and bad ids, and hides other tenants' entities", async () => {
     expect((await get(`/v1/graph/entities/${ids.get('Root')}?depth=4`)).status).toBe(400);
     expect((await get(`/v1/graph/entities/${ids.get('Root')}?depth=0`)).status).toBe(400);
     expect((await get('/v1/graph/entities/nope')).status).toBe(400);
@@ -130,7 +136,9 @@ describe('GET /v1/schema', () => {
     expect(r.status).toBe(200);
     const expected = await withTenant(m.deps.db, 'acme', async (tx) => ({
       entity_types: (await tx.query('SELECT type, count(*)::int AS count FROM entities GROUP BY type ORDER BY count DESC, type')).rows,
-      relation_types: (await tx.query('SELECT relation, count(*)::int AS count FROM edges WHERE invalid_at IS NULL GROUP BY relation ORDER BY count DESC, relation')).rows,
+      relation_types: (
+        await tx.query('SELECT relation, count(*)::int AS count FROM edges WHERE invalid_at IS NULL GROUP BY relation ORDER BY count DESC, relation')
+      ).rows,
       memory_kinds: (await tx.query(`SELECT kind, count(*)::int AS count FROM memories WHERE status = 'active' GROUP BY kind ORDER BY count DESC, kind`)).rows,
     }));
     expect(r.body).toEqual(expected);

@@ -66,20 +66,33 @@ describe.each(QUEUE_BACKENDS)('token budgets across two worker processes (redis:
     const env: Record<string, string> = {
       DATABASE_URL: external.url,
       ...(redis ? { REDIS_URL, QUEUE_PREFIX: `budget-${randomUUID().slice(0, 8)}` } : {}),
-      LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat',
-      TOKEN_BUDGET_PER_HOUR: String(BUDGET), BUDGET_WINDOW_MS: String(WINDOW),
-      EXTRACT_DEBOUNCE_MS: '200', MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'),
+      LLM_PROVIDER: 'openai',
+      LLM_BASE_URL: stub.url,
+      LLM_MODEL: 'stub-chat',
+      TOKEN_BUDGET_PER_HOUR: String(BUDGET),
+      BUDGET_WINDOW_MS: String(WINDOW),
+      EXTRACT_DEBOUNCE_MS: '200',
+      MEMLOOM_HOME: home,
+      EVENTS_DIR: path.join(home, 'events'),
     };
     const workers = [0, 1].map(() => spawnMemloom(['worker', '--queues', 'extract'], { ...env, PORT: '0', LOG_LEVEL: 'info' }));
     procs.push(...workers);
     // API and the stages before extraction run in this process, on the same database and queues.
     const config = loadConfig({ ...env, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    running = await startRoles(config, createLogger(config, process.stderr), { api: true, watcher: false, workers: ['triage', 'chunk', 'embed'], scheduler: false });
+    running = await startRoles(config, createLogger(config, process.stderr), {
+      api: true,
+      watcher: false,
+      workers: ['triage', 'chunk', 'embed'],
+      scheduler: false,
+    });
     const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
     for (const w of workers) await waitForOutput(w, '"msg":"provider ready; its workers start consuming"');
 
     const events = Array.from({ length: SESSIONS }, (_, s) => ({
-      id: `bud-${s}`, session_id: `bud-s${s}`, user_id: 'u-bud', role: 'user',
+      id: `bud-${s}`,
+      session_id: `bud-s${s}`,
+      user_id: 'u-bud',
+      role: 'user',
       content: `Session ${s}: we decided to use PostgreSQL with pgvector for the memory store of project ${s}.`,
     }));
     await postEvents(url, events, SESSIONS);
@@ -92,8 +105,10 @@ describe.each(QUEUE_BACKENDS)('token budgets across two worker processes (redis:
     expect(stub.calls.filter(isExtraction).every((c) => c.status === 200)).toBe(true);
 
     // token_usage holds exactly what the provider billed.
-    const usage = await sql<{ n: number; tokens: number }>(running.deps.db,
-      `SELECT count(*)::int AS n, coalesce(sum(tokens_in + tokens_out), 0)::int AS tokens FROM token_usage WHERE task = 'extract'`);
+    const usage = await sql<{ n: number; tokens: number }>(
+      running.deps.db,
+      `SELECT count(*)::int AS n, coalesce(sum(tokens_in + tokens_out), 0)::int AS tokens FROM token_usage WHERE task = 'extract'`,
+    );
     expect(usage[0]).toEqual({ n: SESSIONS, tokens: calls.reduce((s, c) => s + stubUsage(c, EMPTY), 0) });
 
     // The budget held in every window: billed tokens per window within it, and never two calls
@@ -145,7 +160,12 @@ describe('a provider 429', () => {
       roles: { api: true, workers: PIPELINE },
     });
     stub.script('/v1/chat/completions', [{ status: 429, retryAfter: 2 }]);
-    const events = Array.from({ length: 8 }, (_, s) => ({ id: `rl-${s}`, session_id: `rl-s${s}`, role: 'user', content: `Session ${s}: the team agreed to ship release ${s} on Friday.` }));
+    const events = Array.from({ length: 8 }, (_, s) => ({
+      id: `rl-${s}`,
+      session_id: `rl-s${s}`,
+      role: 'user',
+      content: `Session ${s}: the team agreed to ship release ${s} on Friday.`,
+    }));
     await postEvents(m.url, events, 8);
     await waitDrained(m.url, events.length);
 
@@ -162,7 +182,10 @@ describe('a provider 429', () => {
     expect(later.length).toBeGreaterThan(0);
     for (const c of later) expect(c.at).toBeGreaterThanOrEqual(answeredAt + 2000 - 50);
     // Every session extracted once; the limited job was put back without using an attempt.
-    const ok = chats.filter((c) => c.status === 200).flatMap((c) => promptLines(c.body).map((l) => l.content)).sort();
+    const ok = chats
+      .filter((c) => c.status === 200)
+      .flatMap((c) => promptLines(c.body).map((l) => l.content))
+      .sort();
     expect(ok).toEqual(events.map((e) => e.content).sort());
     const done = await m.deps.queues.get('extract').getJobs(['completed'], 0, 100);
     expect(done.every((j) => j.attemptsMade === 0 || j.attemptsMade === 1)).toBe(true);
@@ -178,7 +201,8 @@ describe('a provider 429', () => {
       roles: { api: true, workers: [] },
     });
     stub.script('/v1/embeddings', [{ status: 429, retryAfter: 1 }]);
-    const recall = (query: string) => fetch(`${m!.url}/v1/recall`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const recall = (query: string) =>
+      fetch(`${m!.url}/v1/recall`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     const first = recall('what did we decide about the release?');
     // A second caller arrives once the 429 is known: it waits for the same cooldown.
     await waitFor(() => stub.calls.some((c) => c.path === '/v1/embeddings' && c.status === 429), { what: 'the 429' });
@@ -211,23 +235,44 @@ describe('the gate', () => {
     stores.push(store);
     return new Gate({ config: loadConfig({ LOG_LEVEL: 'silent', ...env }), db: m.deps.db, store, metrics: m.deps.metrics, log: m.deps.log });
   }
-  const llmCall = (tokensIn: number, maxTokensOut = 2000) => ({ kind: 'llm' as const, provider: 'openai', model: 'm', task: 'extract', tokensIn, maxTokensOut });
+  const llmCall = (tokensIn: number, maxTokensOut = 2000) => ({
+    kind: 'llm' as const,
+    provider: 'openai',
+    model: 'm',
+    task: 'extract',
+    tokensIn,
+    maxTokensOut,
+  });
   /** A paid call that answers after `ms` with this usage. */
-  const answer = (usage: { tokensIn: number; tokensOut: number }, ms = 0) => async () => {
-    if (ms) await sleep(ms);
-    return usage;
-  };
+  const answer =
+    (usage: { tokensIn: number; tokensOut: number }, ms = 0) =>
+    async () => {
+      if (ms) await sleep(ms);
+      return usage;
+    };
   const inJob = <T>(tenantId: string, fn: () => Promise<T>) => runInGateScope({ tenantId, jobId: `job-${randomUUID()}`, queue: 'extract' }, fn);
-  const caught = async (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err as MemloomError);
+  const caught = async (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (err: unknown) => err as MemloomError,
+    );
   const usageOf = (u: { tokensIn: number; tokensOut: number }) => u;
 
   it('fails a call over TOKEN_BUDGET_PER_TASK for good, without calling the provider', async () => {
     const g = gate({ TOKEN_BUDGET_PER_TASK: '1000' });
     let called = false;
-    const err = await caught(inJob('acme', () => g.run(llmCall(900, 200), async () => {
-          called = true;
-          return { tokensIn: 1, tokensOut: 1 };
-        }, usageOf)));
+    const err = await caught(
+      inJob('acme', () =>
+        g.run(
+          llmCall(900, 200),
+          async () => {
+            called = true;
+            return { tokensIn: 1, tokensOut: 1 };
+          },
+          usageOf,
+        ),
+      ),
+    );
     expect(err).toMatchObject({ code: 'BUDGET_TASK_EXCEEDED', retryable: false });
     expect(called).toBe(false);
   });
@@ -237,7 +282,8 @@ describe('the gate', () => {
     const jobId = `job-${randomUUID()}`;
     await runInGateScope({ tenantId: 'acme', jobId, queue: 'extract' }, () => g.run(llmCall(1000), answer({ tokensIn: 700, tokensOut: 50 }), usageOf));
     const state = await g.state(['acme', 'globex']);
-    const used = (labels: Record<string, string>) => state.find((r) => r.what === 'tokens' && Object.entries(labels).every(([k, v]) => r.labels[k] === v))?.used;
+    const used = (labels: Record<string, string>) =>
+      state.find((r) => r.what === 'tokens' && Object.entries(labels).every(([k, v]) => r.labels[k] === v))?.used;
     expect(used({ scope: 'tenant', tenant: 'acme', window: 'hour' })).toBe(750);
     expect(used({ scope: 'tenant', tenant: 'acme', window: 'day' })).toBe(750);
     expect(used({ scope: 'global', window: 'hour' })).toBe(750);
@@ -262,7 +308,17 @@ describe('the gate', () => {
   it('holds requests per minute (RATE_WAIT) and refunds the tokens of a failed call', async () => {
     const g = gate({ LLM_RPM: '2', RATE_WINDOW_MS: '60000' });
     await inJob('acme', () => g.run(llmCall(10), answer({ tokensIn: 10, tokensOut: 5 }), usageOf));
-    const failed = await caught(inJob('acme', () => g.run(llmCall(10), async () => { throw new MemloomError('PROVIDER_UNAVAILABLE', 'down', { kind: 'upstream' }); }, usageOf)));
+    const failed = await caught(
+      inJob('acme', () =>
+        g.run(
+          llmCall(10),
+          async () => {
+            throw new MemloomError('PROVIDER_UNAVAILABLE', 'down', { kind: 'upstream' });
+          },
+          usageOf,
+        ),
+      ),
+    );
     expect(failed).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
     const rate = await caught(inJob('acme', () => g.run(llmCall(10), answer({ tokensIn: 10, tokensOut: 5 }), usageOf)));
     expect(rate).toMatchObject({ code: 'RATE_WAIT', details: { reason: 'requests_per_minute' } });
@@ -273,7 +329,19 @@ describe('the gate', () => {
   it('after a provider 429 refuses every caller until Retry-After has passed', async () => {
     const g = gate({});
     const limited = new MemloomError('LLM_RATE_LIMITED', 'slow down', { kind: 'rate_limited', retryAfterMs: 700 });
-    expect(await caught(inJob('acme', () => g.run(llmCall(10), async () => { throw limited; }, usageOf)))).toBe(limited);
+    expect(
+      await caught(
+        inJob('acme', () =>
+          g.run(
+            llmCall(10),
+            async () => {
+              throw limited;
+            },
+            usageOf,
+          ),
+        ),
+      ),
+    ).toBe(limited);
     const other = await caught(inJob('globex', () => g.run(llmCall(10), answer({ tokensIn: 1, tokensOut: 1 }), usageOf)));
     expect(other).toMatchObject({ code: 'RATE_WAIT', details: { reason: 'provider_cooldown' } });
     expect(other?.retryAfterMs).toBeGreaterThan(300);
@@ -322,24 +390,33 @@ describe('provider readiness', () => {
 
   it('keeps workers that need a paid provider from consuming until it answers, and says why in /readyz', async () => {
     // Six failed checks: with backoff from 250 ms the provider is first seen ready after ~16 s.
-    stub.script('/v1/models', Array.from({ length: 6 }, () => ({ status: 503 })));
+    stub.script(
+      '/v1/models',
+      Array.from({ length: 6 }, () => ({ status: 503 })),
+    );
     m = await startTestMemloom({
       env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-chat', EXTRACT_DEBOUNCE_MS: '200' },
       roles: { api: true, workers: PIPELINE },
     });
-    const notReady = await waitFor(async () => {
-      const r = await getJson(`${m!.url}/readyz`);
-      return r.body.checks.some((c: { reason?: string }) => c.reason !== undefined && c.reason !== 'checking') ? r : undefined;
-    }, { what: 'the first readiness check' });
+    const notReady = await waitFor(
+      async () => {
+        const r = await getJson(`${m!.url}/readyz`);
+        return r.body.checks.some((c: { reason?: string }) => c.reason !== undefined && c.reason !== 'checking') ? r : undefined;
+      },
+      { what: 'the first readiness check' },
+    );
     expect(notReady.status).toBe(503);
     expect(notReady.body.checks).toContainEqual({ name: 'provider:llm', ok: false, reason: 'Provider is unavailable' });
     await postEvents(m.url, [{ id: 'ready-1', session_id: 'ready-s', role: 'user', content: 'We chose Grafana for the dashboards of the memory service.' }]);
     // The stages before extraction run; extraction waits without using attempts.
     const extractQueue = m.deps.queues.get('extract');
-    await waitFor(async () => {
-      const c = await extractQueue.getJobCounts('waiting', 'delayed');
-      return (c.waiting ?? 0) + (c.delayed ?? 0) === 1;
-    }, { what: 'the extract job to be queued' });
+    await waitFor(
+      async () => {
+        const c = await extractQueue.getJobCounts('waiting', 'delayed');
+        return (c.waiting ?? 0) + (c.delayed ?? 0) === 1;
+      },
+      { what: 'the extract job to be queued' },
+    );
     expect((await getJson(`${m.url}/readyz`)).status).toBe(503);
     expect(stub.calls.filter(isExtraction)).toHaveLength(0);
 
@@ -371,7 +448,16 @@ describe('memloom retry', () => {
       roles: { api: true, workers: PIPELINE },
     });
     await postEvents(m.url, [{ id: 'retry-1', session_id: 'retry-s', role: 'user', content: 'The on-call rotation changes every Monday at nine.' }]);
-    const dead = await waitFor(async () => (await sql<{ job_id: string; code: string; retried_at: Date | null }>(m!.deps.db, `SELECT job_id, code, retried_at FROM dead_letters WHERE source = 'job' AND queue = 'extract'`))[0], { what: 'the dead letter' });
+    const dead = await waitFor(
+      async () =>
+        (
+          await sql<{ job_id: string; code: string; retried_at: Date | null }>(
+            m!.deps.db,
+            `SELECT job_id, code, retried_at FROM dead_letters WHERE source = 'job' AND queue = 'extract'`,
+          )
+        )[0],
+      { what: 'the dead letter' },
+    );
     expect(dead).toMatchObject({ code: 'PROVIDER_BAD_REQUEST', retried_at: null });
     // Written in the dead letter's transaction: visible with it.
     const [failed] = await sql<{ status: string; error: string }>(m.deps.db, `SELECT status, error FROM events WHERE idem_key = 'retry-1'`);

@@ -5,17 +5,32 @@
  * image reference matches what the code defines. The validators are plain functions returning error
  * strings; the last block feeds them deliberately broken samples so the checks provably can fail.
  */
-import { readdirSync, } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../workers/catalog.js';
-import { ROOT, read, parseYaml, parseYamlAll, asObj, asArr, str, extractObjectKeys, DEFAULT_PORT, codeContext, interpolate, composeEnv, } from './support/infra-context.js';
+import {
+  ROOT,
+  read,
+  parseYaml,
+  parseYamlAll,
+  asObj,
+  asArr,
+  str,
+  extractObjectKeys,
+  DEFAULT_PORT,
+  codeContext,
+  interpolate,
+  composeEnv,
+} from './support/infra-context.js';
 import { validateCompose, nameOf, validateK8s, validateDockerfile } from './support/infra-validators.js';
 
 const ctx = codeContext();
 const REQUIRED_SHELL_ENV = { MEMLOOM_API_KEYS: 'test-key:default' };
 const dockerfile = validateDockerfile(read('Dockerfile'), ctx);
-const k8sFiles = readdirSync(path.join(ROOT, 'infra/k8s')).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml')).sort();
+const k8sFiles = readdirSync(path.join(ROOT, 'infra/k8s'))
+  .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+  .sort();
 const k8sDocs = k8sFiles.flatMap((f) => parseYamlAll(read(`infra/k8s/${f}`)).map((d) => ({ file: f, doc: asObj(d) })));
 
 describe('what the code defines (extraction must not come back empty)', () => {
@@ -113,7 +128,19 @@ describe('infra/k8s', () => {
   const find = (kind: string, name: string) => asObj(docs.find((d) => d.kind === kind && nameOf(d) === name));
 
   it('has the expected files, each parsing to Kubernetes objects', () => {
-    expect(k8sFiles).toEqual(expect.arrayContaining(['namespace.yaml', 'configmap.yaml', 'secret.example.yaml', 'api.yaml', 'worker.yaml', 'watcher.yaml', 'scheduler.yaml', 'migrate-job.yaml', 'keda-scaledobject.yaml']));
+    expect(k8sFiles).toEqual(
+      expect.arrayContaining([
+        'namespace.yaml',
+        'configmap.yaml',
+        'secret.example.yaml',
+        'api.yaml',
+        'worker.yaml',
+        'watcher.yaml',
+        'scheduler.yaml',
+        'migrate-job.yaml',
+        'keda-scaledobject.yaml',
+      ]),
+    );
     for (const { file, doc } of k8sDocs) {
       expect(str(doc.apiVersion), file).toBeDefined();
       expect(str(doc.kind), file).toBeDefined();
@@ -126,7 +153,9 @@ describe('infra/k8s', () => {
     expect(result.errors).toEqual([]);
     expect(new Set(result.seen.commands)).toEqual(new Set(['api', 'worker', 'watcher', 'scheduler', 'migrate']));
     expect(new Set(result.seen.queues)).toEqual(new Set(CATALOG.keys()));
-    expect(result.seen.env).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'MEMLOOM_API_KEYS', 'LLM_API_KEY', 'EMBEDDINGS_API_KEY', 'HOST', 'PORT']));
+    expect(result.seen.env).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'MEMLOOM_API_KEYS', 'LLM_API_KEY', 'EMBEDDINGS_API_KEY', 'HOST', 'PORT']),
+    );
     expect(result.seen.probePaths).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
     expect(result.seen.listNames.length).toBe(CATALOG.size);
   });
@@ -152,8 +181,15 @@ describe('infra/k8s', () => {
 
   it('keeps secrets out of the ConfigMap', () => {
     const data = asObj(find('ConfigMap', 'memloom-config').data);
-    for (const secret of ['DATABASE_URL', 'REDIS_URL', 'MEMLOOM_API_KEYS', 'LLM_API_KEY', 'EMBEDDINGS_API_KEY']) expect(data, secret).not.toHaveProperty(secret);
-    expect(Object.keys(asObj(find('Secret', 'memloom-secrets').stringData)).sort()).toEqual(['DATABASE_URL', 'EMBEDDINGS_API_KEY', 'LLM_API_KEY', 'MEMLOOM_API_KEYS', 'REDIS_URL']);
+    for (const secret of ['DATABASE_URL', 'REDIS_URL', 'MEMLOOM_API_KEYS', 'LLM_API_KEY', 'EMBEDDINGS_API_KEY'])
+      expect(data, secret).not.toHaveProperty(secret);
+    expect(Object.keys(asObj(find('Secret', 'memloom-secrets').stringData)).sort()).toEqual([
+      'DATABASE_URL',
+      'EMBEDDINGS_API_KEY',
+      'LLM_API_KEY',
+      'MEMLOOM_API_KEYS',
+      'REDIS_URL',
+    ]);
   });
 });
 
@@ -182,7 +218,11 @@ services:
     image: redis
 `);
     const { errors } = validateCompose(bad, ctx);
-    const expectError = (pattern: RegExp) => expect(errors.some((e) => pattern.test(e)), `${pattern} in\n${errors.join('\n')}`).toBe(true);
+    const expectError = (pattern: RegExp) =>
+      expect(
+        errors.some((e) => pattern.test(e)),
+        `${pattern} in\n${errors.join('\n')}`,
+      ).toBe(true);
     expectError(/"memloom nope" is not a CLI command/);
     expectError(/unknown queue "bogus"/);
     expectError(/FOO_BAR is not a memloom configuration name/);
@@ -262,7 +302,11 @@ spec:
     - { type: redis, metadata: { listName: "bull:embed:wait" } }
 `).map(asObj);
     const { errors } = validateK8s(bad, ctx);
-    const expectError = (pattern: RegExp) => expect(errors.some((e) => pattern.test(e)), `${pattern} in\n${errors.join('\n')}`).toBe(true);
+    const expectError = (pattern: RegExp) =>
+      expect(
+        errors.some((e) => pattern.test(e)),
+        `${pattern} in\n${errors.join('\n')}`,
+      ).toBe(true);
     expectError(/envFrom ConfigMap\/missing is not defined/);
     expectError(/REDIS_HOST is not a memloom configuration name/);
     expectError(/"memloom serve" is not a CLI command/);
@@ -279,8 +323,20 @@ spec:
       ['FROM node:22', 'WORKDIR /app', 'ENV FOO_BAR=1', 'RUN npm ci', 'EXPOSE 3000', 'CMD ["node", "bin/memloom.js", "serve"]'].join('\n'),
       ctx,
     );
-    for (const pattern of [/not Node 20/, /FOO_BAR/, /npm ci --omit=dev/, /USER is root/, /"memloom serve" is not a CLI command/, /port 3000/, /no HEALTHCHECK/, /NODE_ENV=production/]) {
-      expect(errors.some((e) => pattern.test(e)), `${pattern} in\n${errors.join('\n')}`).toBe(true);
+    for (const pattern of [
+      /not Node 20/,
+      /FOO_BAR/,
+      /npm ci --omit=dev/,
+      /USER is root/,
+      /"memloom serve" is not a CLI command/,
+      /port 3000/,
+      /no HEALTHCHECK/,
+      /NODE_ENV=production/,
+    ]) {
+      expect(
+        errors.some((e) => pattern.test(e)),
+        `${pattern} in\n${errors.join('\n')}`,
+      ).toBe(true);
     }
   });
 

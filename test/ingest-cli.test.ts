@@ -92,12 +92,16 @@ describe('memloom ingest', () => {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, '{"content":"watched one"}\n{"content":"watched two"}\n\n{"content":"watched three"}\n');
     const size = (await stat(file)).size;
-    await waitFor(async () => (await getOffset(m.deps.db, path.join('agent', 'watched.jsonl')))?.byte_offset === size, { what: 'the watcher to read the file' });
+    await waitFor(async () => (await getOffset(m.deps.db, path.join('agent', 'watched.jsonl')))?.byte_offset === size, {
+      what: 'the watcher to read the file',
+    });
     const before = await events();
     const r = await runIngest(m, ['ingest', file]);
     expect(r.summary).toEqual({ files: 1, lines: 3, accepted: 0, duplicates: 3, rejected: 0 });
     expect(await events()).toBe(before);
-    const { rows } = await withTenant(m.deps.db, 'default', (tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE content LIKE 'watched %'`));
+    const { rows } = await withTenant(m.deps.db, 'default', (tx) =>
+      tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE content LIKE 'watched %'`),
+    );
     expect(rows[0]?.n).toBe(3);
   });
 
@@ -108,7 +112,10 @@ describe('memloom ingest', () => {
     await new Promise<void>((resolve) => nowhere.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(nowhere.address() as { port: number }).port}`;
     await new Promise<void>((resolve) => nowhere.close(() => resolve()));
-    await expect(runIngest(m, ['ingest', path.join(dir, 'session.jsonl'), '--url', url])).rejects.toMatchObject({ code: 'API_UNREACHABLE', message: expect.stringContaining('session.jsonl:1') });
+    await expect(runIngest(m, ['ingest', path.join(dir, 'session.jsonl'), '--url', url])).rejects.toMatchObject({
+      code: 'API_UNREACHABLE',
+      message: expect.stringContaining('session.jsonl:1'),
+    });
   });
 
   it('runs as `node bin/memloom.js ingest` and prints the summary on stdout', async () => {

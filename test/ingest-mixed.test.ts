@@ -66,7 +66,12 @@ class Mix {
       case 'tool':
         return { ...base, type: 'tool_call', role: 'tool', agent_id: `agent-${n % 3}`, content: `mix ${n}: ran migration step ${n} on shard ${n % 7}` };
       case 'message':
-        return { ...base, ...session, role: 'user', content: n % 3 === 0 ? `第${n}条：我们决定把服务${n}的数据库迁移到PostgreSQL` : `Note ${n}: we decided to keep service ${n} on Redis and BullMQ` };
+        return {
+          ...base,
+          ...session,
+          role: 'user',
+          content: n % 3 === 0 ? `第${n}条：我们决定把服务${n}的数据库迁移到PostgreSQL` : `Note ${n}: we decided to keep service ${n} on Redis and BullMQ`,
+        };
       case 'ack':
         return { ...base, ...session, role: 'assistant', content: 'ok thanks' }; // skipped by triage
     }
@@ -108,13 +113,16 @@ function planFile(mix: Mix, f: number): FilePlan {
 
 async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
-const share = (from: number, to: number, phase: number) => [from + Math.round((to - from) * (PHASE_ENDS[phase - 1] ?? 0)), from + Math.round((to - from) * (PHASE_ENDS[phase] as number))] as const;
+const share = (from: number, to: number, phase: number) =>
+  [from + Math.round((to - from) * (PHASE_ENDS[phase - 1] ?? 0)), from + Math.round((to - from) * (PHASE_ENDS[phase] as number))] as const;
 
 /** Sends one phase of every channel at the same time; records the ids HTTP answered, by event number. */
 async function sendPhase(m: TestMemloom, mix: Mix, files: FilePlan[], phase: number, answered: Map<number, string>): Promise<void> {
@@ -148,31 +156,36 @@ async function sendPhase(m: TestMemloom, mix: Mix, files: FilePlan[], phase: num
       expectAnswer({ accepted: r.accepted, duplicates: r.duplicates }, { accepted: 1, duplicates: 0 }, `single ${n}`);
       answered.set(n, r.ids[0] as string);
     });
-    await inParallel(range(s0, s0 + 20), 4, async (n) => expectAnswer(await post(mix.event(n)), { accepted: 0, duplicates: 1, ids: [answered.get(n)] }, `single ${n} again`));
+    await inParallel(range(s0, s0 + 20), 4, async (n) =>
+      expectAnswer(await post(mix.event(n)), { accepted: 0, duplicates: 1, ids: [answered.get(n)] }, `single ${n} again`),
+    );
   };
 
   const [l0, l1] = share(0, mix.linesPerFile, phase);
   const crossSingles = range(mix.filesFrom, mix.total).filter((n) => mix.crossChannel(n) && mix.lineIndexOf(n) >= l0 && mix.lineIndexOf(n) < l1);
   const appendFiles = async () => {
-    await Promise.all(files.map(async (file, f) => {
-      const next = random(phase * 100 + f);
-      const target = path.join(m.eventsDir, file.rel);
-      let at = phase === 0 ? 0 : (file.phaseEnds[phase - 1] as number);
-      const end = file.phaseEnds[phase] as number;
-      while (at < end) {
-        // pieces of up to 64 KiB cut anywhere: mid-line and, in Chinese text, mid-character
-        const cut = Math.min(end, at + 1 + Math.floor(next() * 64 * 1024));
-        await appendFile(target, file.bytes.subarray(at, cut));
-        at = cut;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    }));
+    await Promise.all(
+      files.map(async (file, f) => {
+        const next = random(phase * 100 + f);
+        const target = path.join(m.eventsDir, file.rel);
+        let at = phase === 0 ? 0 : (file.phaseEnds[phase - 1] as number);
+        const end = file.phaseEnds[phase] as number;
+        while (at < end) {
+          // pieces of up to 64 KiB cut anywhere: mid-line and, in Chinese text, mid-character
+          const cut = Math.min(end, at + 1 + Math.floor(next() * 64 * 1024));
+          await appendFile(target, file.bytes.subarray(at, cut));
+          at = cut;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }),
+    );
   };
-  const cross = () => inParallel(crossSingles, 4, async (n) => {
-    const r = await post(mix.event(n));
-    expect(r.accepted + r.duplicates, `cross-channel ${n}`).toBe(1);
-    answered.set(n, r.ids[0] as string);
-  });
+  const cross = () =>
+    inParallel(crossSingles, 4, async (n) => {
+      const r = await post(mix.event(n));
+      expect(r.accepted + r.duplicates, `cross-channel ${n}`).toBe(1);
+      answered.set(n, r.ids[0] as string);
+    });
 
   await Promise.all([batches(), singles(), appendFiles(), cross()]);
 }
@@ -199,8 +212,13 @@ function census(expected: Iterable<string>, seen: string[]) {
 const EXACT = { missing: 0, unexpected: 0, doubled: 0, examples: [] };
 
 const progress = async (db: Db) =>
-  (await sql<{ events: number; touched: number; pending: number }>(db, `SELECT count(*)::int AS events, count(*) FILTER (WHERE status <> 'received')::int AS touched,
-     count(*) FILTER (WHERE status NOT IN ('done', 'skipped', 'failed'))::int AS pending FROM events`))[0] as { events: number; touched: number; pending: number };
+  (
+    await sql<{ events: number; touched: number; pending: number }>(
+      db,
+      `SELECT count(*)::int AS events, count(*) FILTER (WHERE status <> 'received')::int AS touched,
+     count(*) FILTER (WHERE status NOT IN ('done', 'skipped', 'failed'))::int AS pending FROM events`,
+    )
+  )[0] as { events: number; touched: number; pending: number };
 
 /**
  * The issue's 10,000 events run on the Redis queue backend. On BullMQ's PostgreSQL backend every
@@ -233,7 +251,11 @@ describe.each([
     m = await startTestMemloom({ redis, env, roles: { api: true, watcher: true, scheduler: true, workers: [] } });
     const db = m.deps.db;
     const workerEnv = {
-      ...env, MEMLOOM_HOME: m.home, EVENTS_DIR: m.eventsDir, PORT: '0', LOG_LEVEL: 'info',
+      ...env,
+      MEMLOOM_HOME: m.home,
+      EVENTS_DIR: m.eventsDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
       ...(redis ? { REDIS_URL: m.config.REDIS_URL as string, QUEUE_PREFIX: m.deps.queues.backend.prefix } : {}),
     };
     const startWorker = () => {
@@ -251,7 +273,11 @@ describe.each([
     phase1.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
     // The kill lands once the worker is well into its work (in practice near the end of phase 1,
     // with jobs active: they come back through BullMQ's stalled-job check in the replacement).
-    await waitFor(async () => (await progress(db)).touched >= mix.total * 0.15, { timeoutMs: 300_000, intervalMs: 200, what: 'the worker to be well into its work' });
+    await waitFor(async () => (await progress(db)).touched >= mix.total * 0.15, {
+      timeoutMs: 300_000,
+      intervalMs: 200,
+      what: 'the worker to be well into its work',
+    });
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
     await phase1;
@@ -262,17 +288,25 @@ describe.each([
     await sendPhase(m, mix, files, 2, answered);
     const triage = m.deps.queues.get('triage');
     // Generous: a job the killed worker held comes back only once its lock expires (stalled check).
-    await waitFor(async () => {
-      const p = await progress(db);
-      if (p.events !== mix.total || p.pending > 0) return false;
-      const c = await triage.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'waiting-children');
-      return Object.values(c).every((v) => v === 0);
-    }, { timeoutMs: 900_000, intervalMs: 1_000, what: 'every event stored and processed, and the triage queue empty' });
+    await waitFor(
+      async () => {
+        const p = await progress(db);
+        if (p.events !== mix.total || p.pending > 0) return false;
+        const c = await triage.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'waiting-children');
+        return Object.values(c).every((v) => v === 0);
+      },
+      { timeoutMs: 900_000, intervalMs: 1_000, what: 'every event stored and processed, and the triage queue empty' },
+    );
 
     // The events table holds exactly the expected events: each marker once, nothing else.
     const rows = await sql<EventRow>(db, `SELECT id, (metadata->>'m')::int AS m, source, source_ref, status, enqueued_at IS NOT NULL AS enqueued FROM events`);
     expect(rows).toHaveLength(mix.total);
-    expect(census(range(0, mix.total).map(String), rows.map((r) => String(r.m)))).toEqual(EXACT);
+    expect(
+      census(
+        range(0, mix.total).map(String),
+        rows.map((r) => String(r.m)),
+      ),
+    ).toEqual(EXACT);
     const byMarker = new Map(rows.map((r) => [r.m, r]));
     const wrong = (what: string, bad: (r: EventRow) => boolean) => {
       const hits = rows.filter(bad);
@@ -300,14 +334,21 @@ describe.each([
     // id is the one triageJobId gives its payload, so re-adding a batch cannot make a second job.
     // BullMQ's event stream is not used: it is capped at ~10,000 entries.
     const jobs = await allJobs(triage);
-    expect(census(rows.map((r) => r.id), jobs.flatMap((j) => triageEventsOf(j.data)))).toEqual(EXACT);
+    expect(
+      census(
+        rows.map((r) => r.id),
+        jobs.flatMap((j) => triageEventsOf(j.data)),
+      ),
+    ).toEqual(EXACT);
     const states = await triage.getJobCounts();
     expect(states).toEqual({ ...Object.fromEntries(Object.keys(states).map((s) => [s, 0])), completed: jobs.length });
     expect(jobs.filter((j) => j.id !== triageJobId(j.data) || j.data?.tenantId !== 'default').length).toBe(0);
 
     // Processed exactly once: the chunks of every kept event written by one run, contiguous and
     // embedded; none for skipped events; no duplicate rows anywhere; nothing dead-lettered.
-    const [chunks] = await sql<Record<string, number>>(db, `
+    const [chunks] = await sql<Record<string, number>>(
+      db,
+      `
       SELECT count(*) FILTER (WHERE e.status = 'skipped' AND c.n > 0)::int AS skipped_with_chunks,
              count(*) FILTER (WHERE e.status = 'done' AND c.n IS NULL)::int AS done_without_chunks,
              count(*) FILTER (WHERE c.n <> c.last + 1)::int AS gaps,
@@ -315,7 +356,8 @@ describe.each([
              count(*) FILTER (WHERE c.unembedded > 0)::int AS unembedded
       FROM events e LEFT JOIN (SELECT event_id, count(*) AS n, max(idx) AS last, count(DISTINCT run_id) AS runs,
                                       count(*) FILTER (WHERE embedding IS NULL) AS unembedded
-                               FROM chunks GROUP BY event_id) c ON c.event_id = e.id`);
+                               FROM chunks GROUP BY event_id) c ON c.event_id = e.id`,
+    );
     expect(chunks).toEqual({ skipped_with_chunks: 0, done_without_chunks: 0, gaps: 0, chunked_twice: 0, unembedded: 0 });
     expect(await duplicateGroups(db)).toEqual(NO_DUPLICATES);
     expect(await sql(db, 'SELECT source, code, count(*)::int AS n FROM dead_letters GROUP BY 1, 2')).toEqual([]);

@@ -13,7 +13,8 @@ import { ingest, TENANT } from './support/pipeline.js';
 let m: TestMemloom;
 const DAY = 86_400_000;
 const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString();
-const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => withTenant(m.deps.db, TENANT, async (tx) => (await tx.query(text, params)).rows as T[]);
+const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  withTenant(m.deps.db, TENANT, async (tx) => (await tx.query(text, params)).rows as T[]);
 
 interface Seed {
   content: string;
@@ -30,20 +31,44 @@ interface Seed {
 
 /** A memory supported by one stored event, with its timestamps and signals set as given. */
 async function seed(userId: string, it: Seed): Promise<string> {
-  const [eventId] = await ingest(m.deps, [{ user_id: userId, content: `evidence: ${it.content}`, occurred_at: at(it.daysAgo), ...(it.ttl ? { ttl: it.ttl } : {}) }]);
+  const [eventId] = await ingest(m.deps, [
+    { user_id: userId, content: `evidence: ${it.content}`, occurred_at: at(it.daysAgo), ...(it.ttl ? { ttl: it.ttl } : {}) },
+  ]);
   const { vectors } = await m.deps.providers.embeddings.embed([it.content], 'document');
   return withTenant(m.deps.db, TENANT, async (tx) => {
     const runId = await startRun(tx, { stage: 'test', jobId: undefined });
-    const { id } = await insertMemory(tx, {
-      kind: it.kind ?? 'fact', content: it.content, content_hash: contentHash(normalizeText(it.content)), fts_doc: ftsDocument(it.content), vector: vectors[0]!,
-      importance: it.importance ?? 5, confidence: 0.8, event_time: null, time_precision: null, occurred_at: at(it.daysAgo), subject_entity_id: null,
-      dataset: 'default', user_id: userId, agent_id: null, session_id: null, source_event_ids: [eventId!], version: 1,
-    }, m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, runId);
+    const { id } = await insertMemory(
+      tx,
+      {
+        kind: it.kind ?? 'fact',
+        content: it.content,
+        content_hash: contentHash(normalizeText(it.content)),
+        fts_doc: ftsDocument(it.content),
+        vector: vectors[0]!,
+        importance: it.importance ?? 5,
+        confidence: 0.8,
+        event_time: null,
+        time_precision: null,
+        occurred_at: at(it.daysAgo),
+        subject_entity_id: null,
+        dataset: 'default',
+        user_id: userId,
+        agent_id: null,
+        session_id: null,
+        source_event_ids: [eventId!],
+        version: 1,
+      },
+      m.deps.providers.embeddings.model,
+      m.deps.providers.embeddings.dimensions,
+      runId,
+    );
     await addProvenance(tx, 'memory', [{ objectId: id, eventIds: [eventId!] }], runId);
     await tx.query('UPDATE memories SET created_at = $2 WHERE id = $1', [id, at(it.createdDaysAgo ?? it.daysAgo)]);
     if (it.accessCount || it.lastAccessDaysAgo !== undefined) {
       await tx.query('INSERT INTO memory_signals (memory_id, access_count, last_accessed_at) VALUES ($1, $2, $3)', [
-        id, it.accessCount ?? 0, it.lastAccessDaysAgo === undefined ? null : at(it.lastAccessDaysAgo),
+        id,
+        it.accessCount ?? 0,
+        it.lastAccessDaysAgo === undefined ? null : at(it.lastAccessDaysAgo),
       ]);
     }
     return id;
@@ -83,7 +108,10 @@ describe('TTL expiry', () => {
     const oldEpisode = await seed('ttl', { content: 'We had a team offsite in the mountains.', kind: 'episode', daysAgo: 40 });
     const newEpisode = await seed('ttl', { content: 'We had a team lunch at the harbour.', kind: 'episode', daysAgo: 10 });
 
-    await waitFor(async () => (await rows('SELECT 1 FROM memories WHERE id = ANY($1::uuid[])', [[gone, correction, oldEpisode]])).length === 0, { timeoutMs: 120_000, what: 'the sweep' });
+    await waitFor(async () => (await rows('SELECT 1 FROM memories WHERE id = ANY($1::uuid[])', [[gone, correction, oldEpisode]])).length === 0, {
+      timeoutMs: 120_000,
+      what: 'the sweep',
+    });
     expect(await rows(`SELECT 1 FROM provenance WHERE object_type = 'memory' AND object_id = ANY($1::uuid[])`, [[gone, correction, oldEpisode]])).toEqual([]);
     expect(await rows('SELECT 1 FROM memory_relations WHERE id = $1', [relation])).toEqual([]);
     expect(await rows('SELECT status, superseded_by FROM memories WHERE id = $1', [older])).toEqual([{ status: 'active', superseded_by: null }]);
@@ -102,27 +130,53 @@ describe('TTL at insert', () => {
     by_event: Date;
   }
 
-  it('sets expires_at when a memory is inserted: the kind\'s default without an event ttl, the event ttl when there is one', async () => {
+  it("sets expires_at when a memory is inserted: the kind's default without an event ttl, the event ttl when there is one", async () => {
     const episodeTtl = m.deps.config.TTL_DEFAULTS.get('episode');
     expect(episodeTtl).toBeDefined();
     expect(m.deps.config.TTL_DEFAULTS.has('fact')).toBe(false);
-    const [plain, short] = await ingest(m.deps, [
+    const [plain, short] = (await ingest(m.deps, [
       { user_id: 'ttl-insert', content: 'evidence without a ttl', occurred_at: at(1) },
       { user_id: 'ttl-insert', content: 'evidence with a short ttl', occurred_at: at(1), ttl: 'P2D' },
-    ]) as [string, string];
-    const texts = ['We had a retro about the release.', 'The release branch is cut on Mondays.', 'We had a quick call about the outage.', 'We had a demo of the new dashboard.'];
+    ])) as [string, string];
+    const texts = [
+      'We had a retro about the release.',
+      'The release branch is cut on Mondays.',
+      'We had a quick call about the outage.',
+      'We had a demo of the new dashboard.',
+    ];
     const { vectors } = await m.deps.providers.embeddings.embed(texts, 'document');
     const row = (i: number, kind: string, eventId: string): MemoryInsert => ({
-      kind, content: texts[i]!, content_hash: contentHash(normalizeText(texts[i]!)), fts_doc: ftsDocument(texts[i]!), vector: vectors[i]!,
-      importance: 5, confidence: 0.8, event_time: null, time_precision: null, occurred_at: at(1), subject_entity_id: null,
-      dataset: 'default', user_id: 'ttl-insert', agent_id: null, session_id: null, source_event_ids: [eventId], version: 1,
+      kind,
+      content: texts[i]!,
+      content_hash: contentHash(normalizeText(texts[i]!)),
+      fts_doc: ftsDocument(texts[i]!),
+      vector: vectors[i]!,
+      importance: 5,
+      confidence: 0.8,
+      event_time: null,
+      time_precision: null,
+      occurred_at: at(1),
+      subject_entity_id: null,
+      dataset: 'default',
+      user_id: 'ttl-insert',
+      agent_id: null,
+      session_id: null,
+      source_event_ids: [eventId],
+      version: 1,
     });
     const { model, dimensions } = m.deps.providers.embeddings;
     // Read inside the inserting transaction: the scheduled sweep (every 300 ms here) cannot see
     // these rows yet, so whatever expires_at they have was written by the insert itself.
     const got = await withTenant(m.deps.db, TENANT, async (tx) => {
       const runId = await startRun(tx, { stage: 'test', jobId: undefined });
-      const ids = await insertMemories(tx, [row(0, 'episode', plain), row(1, 'fact', plain), row(2, 'episode', short)], model, dimensions, runId, m.deps.config.TTL_DEFAULTS);
+      const ids = await insertMemories(
+        tx,
+        [row(0, 'episode', plain), row(1, 'fact', plain), row(2, 'episode', short)],
+        model,
+        dimensions,
+        runId,
+        m.deps.config.TTL_DEFAULTS,
+      );
       const single = await insertMemory(tx, row(3, 'episode', plain), model, dimensions, runId, m.deps.config.TTL_DEFAULTS);
       expect([...ids, single].every((x) => x.inserted)).toBe(true);
       const { rows: r } = await tx.query<Expiry>(
@@ -153,9 +207,15 @@ describe('decay and archiving', () => {
     await refreshDecay(m.deps, now);
     const got = await rows<{ id: string; decay: number; confidence: number; occurred_at: Date; last_accessed_at: Date | null; access_count: number }>(
       `SELECT m.id, coalesce(s.decay, 1) AS decay, m.confidence, m.occurred_at, s.last_accessed_at, coalesce(s.access_count, 0) AS access_count
-       FROM memories m LEFT JOIN memory_signals s ON s.memory_id = m.id WHERE m.id = ANY($1::uuid[])`, [[fresh, month, used]]);
+       FROM memories m LEFT JOIN memory_signals s ON s.memory_id = m.id WHERE m.id = ANY($1::uuid[])`,
+      [[fresh, month, used]],
+    );
     for (const r of got) {
-      const want = decayValue({ kind: 'fact', importance: 5, occurredAt: r.occurred_at, lastAccessedAt: r.last_accessed_at, accessCount: r.access_count }, policy, now);
+      const want = decayValue(
+        { kind: 'fact', importance: 5, occurredAt: r.occurred_at, lastAccessedAt: r.last_accessed_at, accessCount: r.access_count },
+        policy,
+        now,
+      );
       expect(r.decay).toBeCloseTo(want, 4);
       expect(r.confidence).toBeCloseTo(0.8, 5);
     }
@@ -199,14 +259,23 @@ describe('decay and archiving', () => {
   });
 
   it('keeps archived memories out of default recall, and restores them', async () => {
-    const [{ id }] = await rows<{ id: string }>(`SELECT id FROM memories WHERE user_id = 'arc' AND status = 'archived' AND kind = 'fact'`) as [{ id: string }];
-    const recallIds = async () => ((await postJson(`${m.url}/v1/recall`, { query: 'stale fact nobody asked about', user_id: 'arc', mode: 'memories' })).body.results as Array<{ id: string }>).map((x) => x.id);
+    const [{ id }] = (await rows<{ id: string }>(`SELECT id FROM memories WHERE user_id = 'arc' AND status = 'archived' AND kind = 'fact'`)) as [
+      { id: string },
+    ];
+    const recallIds = async () =>
+      (
+        (await postJson(`${m.url}/v1/recall`, { query: 'stale fact nobody asked about', user_id: 'arc', mode: 'memories' })).body.results as Array<{
+          id: string;
+        }>
+      ).map((x) => x.id);
     expect(await recallIds()).not.toContain(id);
 
     const r = await postJson(`${m.url}/v1/memories/${id}/restore`, {});
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ id, status: 'active', restored: true });
-    expect(await rows('SELECT m.status, s.decay, s.access_count FROM memories m JOIN memory_signals s ON s.memory_id = m.id WHERE m.id = $1', [id])).toEqual([{ status: 'active', decay: 1, access_count: 1 }]);
+    expect(await rows('SELECT m.status, s.decay, s.access_count FROM memories m JOIN memory_signals s ON s.memory_id = m.id WHERE m.id = $1', [id])).toEqual([
+      { status: 'active', decay: 1, access_count: 1 },
+    ]);
     expect(await recallIds()).toContain(id);
     await refreshDecay(m.deps);
     expect(await statusOf(id)).toBe('active');

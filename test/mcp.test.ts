@@ -16,7 +16,10 @@ const TOOLS = ['forget', 'get_working_memory', 'recall', 'remember'];
 
 let m: TestMemloom;
 beforeAll(async () => {
-  m = await startTestMemloom({ roles: { api: true, workers: QUEUE_NAMES }, env: { MEMLOOM_API_KEYS: 'k-mcp-a:alpha,k-mcp-b:beta', BRIEFING_DEBOUNCE_MS: '200' } });
+  m = await startTestMemloom({
+    roles: { api: true, workers: QUEUE_NAMES },
+    env: { MEMLOOM_API_KEYS: 'k-mcp-a:alpha,k-mcp-b:beta', BRIEFING_DEBOUNCE_MS: '200' },
+  });
 });
 afterAll(async () => m?.close());
 
@@ -37,21 +40,35 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
     expect(t.inputSchema.type).toBe('object');
   }
 
-  const remembered = await call(c, 'remember', { content: `We decided to use PostgreSQL with pgvector as the memory store of the ${marker} project because vectors stay next to the data.`, type: 'decision', importance: 8 });
+  const remembered = await call(c, 'remember', {
+    content: `We decided to use PostgreSQL with pgvector as the memory store of the ${marker} project because vectors stay next to the data.`,
+    type: 'decision',
+    importance: 8,
+  });
   expect(remembered.isError).toBeFalsy();
   expect(text(remembered)).toMatch(/^Remembered \(event /);
 
-  const found = await waitFor(async () => {
-    const r = await call(c, 'recall', { query: 'which memory store did we decide on', mode: 'memories' });
-    return !r.isError && text(r).includes(marker) ? r : undefined;
-  }, { timeoutMs: 60_000, what: 'the remembered decision to be recallable' });
-  const memoryId = /id ([0-9a-f-]{36})\)/.exec(text(found).split('\n').find((l) => l.includes(marker)) ?? '')?.[1];
+  const found = await waitFor(
+    async () => {
+      const r = await call(c, 'recall', { query: 'which memory store did we decide on', mode: 'memories' });
+      return !r.isError && text(r).includes(marker) ? r : undefined;
+    },
+    { timeoutMs: 60_000, what: 'the remembered decision to be recallable' },
+  );
+  const memoryId = /id ([0-9a-f-]{36})\)/.exec(
+    text(found)
+      .split('\n')
+      .find((l) => l.includes(marker)) ?? '',
+  )?.[1];
   expect(memoryId).toBeDefined();
 
-  const wm = await waitFor(async () => {
-    const t = text(await call(c, 'get_working_memory', {}));
-    return t.includes(marker) ? t : undefined;
-  }, { timeoutMs: 60_000, what: 'the working memory to include the decision' });
+  const wm = await waitFor(
+    async () => {
+      const t = text(await call(c, 'get_working_memory', {}));
+      return t.includes(marker) ? t : undefined;
+    },
+    { timeoutMs: 60_000, what: 'the working memory to include the decision' },
+  );
   expect(wm).toContain('PostgreSQL');
   const resource = await c.readResource({ uri: 'memloom://working-memory' });
   expect(JSON.stringify(resource.contents)).toContain(marker);
@@ -60,8 +77,13 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
   expect((await c.listResources()).resources.map((r) => r.uri)).toContain('memloom://working-memory');
 
   // Bad arguments: tool errors, and the server keeps answering.
-  for (const bad of [{ name: 'recall', args: { query: '' } }, { name: 'recall', args: { query: 'x', limit: 'ten' } }, { name: 'remember', args: {} },
-    { name: 'forget', args: { session_id: 's', dataset: 'd' } }, { name: 'forget', args: { memory_id: 'not-a-uuid' } }]) {
+  for (const bad of [
+    { name: 'recall', args: { query: '' } },
+    { name: 'recall', args: { query: 'x', limit: 'ten' } },
+    { name: 'remember', args: {} },
+    { name: 'forget', args: { session_id: 's', dataset: 'd' } },
+    { name: 'forget', args: { memory_id: 'not-a-uuid' } },
+  ]) {
     const r = await call(c, bad.name, bad.args);
     expect(r.isError, `${bad.name} ${JSON.stringify(bad.args)}`).toBe(true);
     expect(text(r).length).toBeGreaterThan(5);
@@ -86,7 +108,16 @@ describe('MCP over stdio (memloom mcp)', () => {
       command: process.execPath,
       args: [path.join(ROOT, 'bin/memloom.js'), 'mcp'],
       cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), MEMLOOM_URL: m.url, MEMLOOM_API_KEY: 'k-mcp-a', MEMLOOM_TENANT: 'alpha', MEMLOOM_USER_ID: 'u-stdio', EVENTS_DIR: m.eventsDir, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+      env: {
+        ...(process.env as Record<string, string>),
+        MEMLOOM_URL: m.url,
+        MEMLOOM_API_KEY: 'k-mcp-a',
+        MEMLOOM_TENANT: 'alpha',
+        MEMLOOM_USER_ID: 'u-stdio',
+        EVENTS_DIR: m.eventsDir,
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: '',
+      },
       stderr: 'pipe',
     });
     client = new Client({ name: 'memloom-test', version: '1.0.0' });
@@ -107,7 +138,9 @@ describe('MCP over stdio (memloom mcp)', () => {
 describe('MCP over streamable HTTP (/mcp)', () => {
   const connect = async (key: string | undefined, user: string) => {
     const c = new Client({ name: 'memloom-test', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${m.url}/mcp?user_id=${user}`), { requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(`${m.url}/mcp?user_id=${user}`), { requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} } }),
+    );
     return c;
   };
 
@@ -125,7 +158,10 @@ describe('MCP over streamable HTTP (/mcp)', () => {
     const b = await connect('k-mcp-b', 'u-shared');
     try {
       await call(a, 'remember', { content: 'The alpha team decided to deploy the ledger service on Fridays (tenant-a-marker).', type: 'decision' });
-      await waitFor(async () => text(await call(a, 'recall', { query: 'ledger service deploy day', mode: 'chunks' })).includes('tenant-a-marker'), { timeoutMs: 60_000, what: 'tenant a to recall its event' });
+      await waitFor(async () => text(await call(a, 'recall', { query: 'ledger service deploy day', mode: 'chunks' })).includes('tenant-a-marker'), {
+        timeoutMs: 60_000,
+        what: 'tenant a to recall its event',
+      });
       const other = await call(b, 'recall', { query: 'ledger service deploy day', mode: 'auto' });
       expect(other.isError).toBeFalsy();
       expect(text(other)).not.toContain('tenant-a-marker');

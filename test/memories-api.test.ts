@@ -12,15 +12,26 @@ const GLOBEX = { authorization: 'Bearer kb' };
 const DAY = 86_400_000;
 const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString();
 
-interface Item { id: string; kind: string; content: string; status: string; user_id: string | null; created_at: string }
+interface Item {
+  id: string;
+  kind: string;
+  content: string;
+  status: string;
+  user_id: string | null;
+  created_at: string;
+}
 const fixtures = { pager: [] as string[], chain: [] as string[], conflict: [] as string[], resolved: '' };
 
 /** Writes memories straight through the write-side SQL (as the extract stage does), in one transaction. */
 async function seed(): Promise<void> {
   const texts = [
     ...Array.from({ length: 23 }, (_, i) => `Pager fact number ${i}: the build cache lives in bucket b-${i}`),
-    'The deploy region is eu-west-1', 'The deploy region is us-east-2', 'The deploy region is ap-south-1',
-    'The release train leaves on Mondays', 'The release train leaves on Thursdays', 'The office is in Lisbon',
+    'The deploy region is eu-west-1',
+    'The deploy region is us-east-2',
+    'The deploy region is ap-south-1',
+    'The release train leaves on Mondays',
+    'The release train leaves on Thursdays',
+    'The office is in Lisbon',
   ];
   const { vectors } = await m.deps.providers.embeddings.embed(texts, 'document');
   const { model, dimensions } = m.deps.providers.embeddings;
@@ -29,9 +40,23 @@ async function seed(): Promise<void> {
     const add = async (i: number, userId: string, version = 1, occurredDaysAgo = 1) => {
       const content = texts[i] as string;
       const row: MemoryInsert = {
-        kind: 'fact', content, content_hash: contentHash(normalizeText(content)), fts_doc: ftsDocument(content), vector: vectors[i] as number[],
-        importance: 5, confidence: 0.8, event_time: null, time_precision: null, occurred_at: at(occurredDaysAgo), subject_entity_id: null,
-        dataset: 'default', user_id: userId, agent_id: null, session_id: null, source_event_ids: [], version,
+        kind: 'fact',
+        content,
+        content_hash: contentHash(normalizeText(content)),
+        fts_doc: ftsDocument(content),
+        vector: vectors[i] as number[],
+        importance: 5,
+        confidence: 0.8,
+        event_time: null,
+        time_precision: null,
+        occurred_at: at(occurredDaysAgo),
+        subject_entity_id: null,
+        dataset: 'default',
+        user_id: userId,
+        agent_id: null,
+        session_id: null,
+        source_event_ids: [],
+        version,
       };
       return (await insertMemory(tx, row, model, dimensions, runId)).id;
     };
@@ -60,10 +85,13 @@ beforeAll(async () => {
     { user_id: 'bob', session_id: 's2', dataset: 'billing', content: 'We decided to use MySQL for the billing database.', metadata: { speaker: 'Bob' } },
   ];
   expect((await postJson(`${m.url}/v1/events`, { events }, ACME)).status).toBe(202);
-  await waitFor(async () => {
-    const s = (await getJson(`${m.url}/v1/stats`, ACME)).body;
-    return s.objects.events === events.length && s.pending_events === 0;
-  }, { timeoutMs: 90_000, what: 'pipeline' });
+  await waitFor(
+    async () => {
+      const s = (await getJson(`${m.url}/v1/stats`, ACME)).body;
+      return s.objects.events === events.length && s.pending_events === 0;
+    },
+    { timeoutMs: 90_000, what: 'pipeline' },
+  );
   await seed();
 }, 120_000);
 afterAll(async () => m?.close());
@@ -100,8 +128,28 @@ describe('GET /v1/memories', () => {
     expect(billing.memories.every((x) => x.kind === 'decision' && /MySQL/.test(x.content))).toBe(true);
     expect((await list('?session_id=s1&user_id=bob')).memories).toEqual([]);
     const item = alice.memories[0] as unknown as Record<string, unknown>;
-    for (const key of ['id', 'kind', 'content', 'status', 'importance', 'confidence', 'decay', 'access_count', 'is_crystal', 'version', 'occurred_at',
-      'event_time', 'valid_from', 'superseded_by', 'expires_at', 'created_at', 'user_id', 'session_id', 'dataset']) expect(item).toHaveProperty(key);
+    for (const key of [
+      'id',
+      'kind',
+      'content',
+      'status',
+      'importance',
+      'confidence',
+      'decay',
+      'access_count',
+      'is_crystal',
+      'version',
+      'occurred_at',
+      'event_time',
+      'valid_from',
+      'superseded_by',
+      'expires_at',
+      'created_at',
+      'user_id',
+      'session_id',
+      'dataset',
+    ])
+      expect(item).toHaveProperty(key);
   });
 
   it('pages through every memory with the cursor, without duplicates or gaps', async () => {
@@ -145,7 +193,10 @@ describe('GET /v1/memories/:id', () => {
     expect(r.body.provenance.events).toEqual([expect.objectContaining({ session_id: 's1', dataset: 'default', type: 'message', source: 'http' })]);
     expect(r.body.provenance.runs.map((x: { stage: string }) => x.stage)).toContain('extract');
     expect(r.body.versions.map((v: { id: string }) => v.id)).toEqual([id]);
-    const linked = await sqlIds(`SELECT entity_id AS id FROM memory_entities WHERE memory_id = $1 UNION SELECT subject_entity_id FROM memories WHERE id = $1 AND subject_entity_id IS NOT NULL`, [id]);
+    const linked = await sqlIds(
+      `SELECT entity_id AS id FROM memory_entities WHERE memory_id = $1 UNION SELECT subject_entity_id FROM memories WHERE id = $1 AND subject_entity_id IS NOT NULL`,
+      [id],
+    );
     expect(linked.length).toBeGreaterThan(0);
     expect(r.body.entities.map((e: { id: string }) => e.id).sort()).toEqual(linked);
   });
@@ -163,7 +214,9 @@ describe('GET /v1/memories/:id', () => {
     const ra = await getJson(`${m.url}/v1/memories/${a}`, ACME);
     expect(ra.body.relations).toEqual([expect.objectContaining({ relation: 'challenges', direction: 'in', other_memory_id: b, is_progression: false })]);
     const rb = await getJson(`${m.url}/v1/memories/${b}`, ACME);
-    expect(rb.body.relations).toEqual([expect.objectContaining({ relation: 'challenges', direction: 'out', other_memory_id: a, other_content: expect.stringMatching(/Mondays/) })]);
+    expect(rb.body.relations).toEqual([
+      expect.objectContaining({ relation: 'challenges', direction: 'out', other_memory_id: a, other_content: expect.stringMatching(/Mondays/) }),
+    ]);
   });
 
   it('keeps tenants apart and answers 404 / 400 / 401', async () => {

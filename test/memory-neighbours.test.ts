@@ -17,8 +17,23 @@ describe('nearest memories of a user scope', () => {
   const texts = ['Alice prefers window seats on long flights', 'Alice works on the billing service', 'Alice moved to Oslo in March'];
   const embed = async (list: string[]) => (await m.deps.providers.embeddings.embed(list, 'document')).vectors;
   const row = (content: string, vector: number[], userId: string | null): MemoryInsert => ({
-    kind: 'fact', content, content_hash: contentHash(normalizeText(content)), fts_doc: content, vector, importance: 5, confidence: 0.8, event_time: null, time_precision: null,
-    occurred_at: '2026-11-01T00:00:00.000Z', subject_entity_id: null, dataset: 'default', user_id: userId, agent_id: null, session_id: null, source_event_ids: [], version: 1,
+    kind: 'fact',
+    content,
+    content_hash: contentHash(normalizeText(content)),
+    fts_doc: content,
+    vector,
+    importance: 5,
+    confidence: 0.8,
+    event_time: null,
+    time_precision: null,
+    occurred_at: '2026-11-01T00:00:00.000Z',
+    subject_entity_id: null,
+    dataset: 'default',
+    user_id: userId,
+    agent_id: null,
+    session_id: null,
+    source_event_ids: [],
+    version: 1,
   });
 
   it('returns only the scope’s memories (a user’s, or those of no user), nearest first, plus exact-text matches', async () => {
@@ -36,7 +51,12 @@ describe('nearest memories of a user scope', () => {
       { vector: vectors[2] as number[], hash: contentHash(normalizeText(texts[1] as string)) },
     ];
     // exactMax 2 puts the three-memory scopes past the exact path: the same answers from the other query.
-    for (const [userId, exactMax] of [['nb-alice', undefined], [null, undefined], ['nb-alice', 2], [null, 2]] as const) {
+    for (const [userId, exactMax] of [
+      ['nb-alice', undefined],
+      [null, undefined],
+      ['nb-alice', 2],
+      [null, 2],
+    ] as const) {
       const found = await withTenant(m.deps.db, TENANT, async (tx) => {
         const ids = (await tx.query<{ id: string }>('SELECT id FROM memories WHERE user_id IS NOT DISTINCT FROM $1', [userId])).rows.map((r) => r.id);
         return { ids, near: await nearestMemoriesBatch(tx, { userId }, queries, dimensions, 2, exactMax) };
@@ -57,7 +77,9 @@ describe('nearest memories of a user scope', () => {
 
   it('answers an empty scope with no neighbours', async () => {
     const [v] = await embed(['Nobody has said anything yet']);
-    const near = await withTenant(m.deps.db, TENANT, (tx) => nearestMemoriesBatch(tx, { userId: 'nb-nobody' }, [{ vector: v as number[], hash: 'h' }], m.deps.providers.embeddings.dimensions, 2));
+    const near = await withTenant(m.deps.db, TENANT, (tx) =>
+      nearestMemoriesBatch(tx, { userId: 'nb-nobody' }, [{ vector: v as number[], hash: 'h' }], m.deps.providers.embeddings.dimensions, 2),
+    );
     expect(near).toEqual([[]]);
   });
 });

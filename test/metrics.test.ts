@@ -74,7 +74,10 @@ describe('GET /metrics', () => {
   it('exposes queue, job, provider, token, 429, budget and debounce figures consistent with the provider calls', async () => {
     stub.script('/v1/embeddings', [{ status: 429, retryAfter: 1 }]);
     const events = Array.from({ length: 6 }, (_, i) => ({
-      id: `met-${i}`, session_id: `met-s${i % 3}`, role: 'user', content: `Fact ${i}: the staging cluster ${i} runs PostgreSQL 17 with pgvector.`,
+      id: `met-${i}`,
+      session_id: `met-s${i % 3}`,
+      role: 'user',
+      content: `Fact ${i}: the staging cluster ${i} runs PostgreSQL 17 with pgvector.`,
     }));
     await postEvents(m.url, events, 2);
     await waitDrained(m.url, events.length);
@@ -82,10 +85,13 @@ describe('GET /metrics', () => {
     // debounced pass may still come and find nothing: the gauges below are compared with a second
     // read of the queues, so both must see the pipeline's queues at rest.
     const piped = ['triage', 'chunk', 'embed', 'extract'] as const;
-    await waitFor(async () => {
-      const c = await m.deps.queues.counts();
-      return piped.every((q) => ['active', 'waiting', 'delayed'].every((s) => (c[q]?.[s] ?? 0) === 0)) ? c : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 100, what: 'the pipeline queues to rest' });
+    await waitFor(
+      async () => {
+        const c = await m.deps.queues.counts();
+        return piped.every((q) => ['active', 'waiting', 'delayed'].every((s) => (c[q]?.[s] ?? 0) === 0)) ? c : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the pipeline queues to rest' },
+    );
 
     const res = await fetch(`${m.url}/metrics`);
     expect(res.status).toBe(200);
@@ -95,19 +101,39 @@ describe('GET /metrics', () => {
 
     // Every family is declared; those with figures by now have samples.
     for (const [name, type] of Object.entries({
-      memloom_queue_jobs: 'gauge', memloom_job_duration_seconds: 'histogram', memloom_provider_calls_total: 'counter', memloom_provider_tokens_total: 'counter',
-      memloom_provider_rate_limited_total: 'counter', memloom_gate_waits_total: 'counter', memloom_budget_remaining_tokens: 'gauge', memloom_budget_limit_tokens: 'gauge',
-      memloom_rate_remaining: 'gauge', memloom_tenant_tasks_remaining: 'gauge', memloom_debounced_jobs_total: 'counter', memloom_dead_letter_jobs_total: 'counter',
-    })) expect(text, name).toContain(`# TYPE ${name} ${type}`);
+      memloom_queue_jobs: 'gauge',
+      memloom_job_duration_seconds: 'histogram',
+      memloom_provider_calls_total: 'counter',
+      memloom_provider_tokens_total: 'counter',
+      memloom_provider_rate_limited_total: 'counter',
+      memloom_gate_waits_total: 'counter',
+      memloom_budget_remaining_tokens: 'gauge',
+      memloom_budget_limit_tokens: 'gauge',
+      memloom_rate_remaining: 'gauge',
+      memloom_tenant_tasks_remaining: 'gauge',
+      memloom_debounced_jobs_total: 'counter',
+      memloom_dead_letter_jobs_total: 'counter',
+    }))
+      expect(text, name).toContain(`# TYPE ${name} ${type}`);
     for (const name of [
-      'memloom_queue_jobs', 'memloom_job_duration_seconds_bucket', 'memloom_job_duration_seconds_count', 'memloom_provider_calls_total', 'memloom_provider_tokens_total',
-      'memloom_provider_rate_limited_total', 'memloom_budget_remaining_tokens', 'memloom_budget_limit_tokens', 'memloom_rate_remaining', 'memloom_tenant_tasks_remaining',
-    ]) expect(metrics.has(name), name).toBe(true);
+      'memloom_queue_jobs',
+      'memloom_job_duration_seconds_bucket',
+      'memloom_job_duration_seconds_count',
+      'memloom_provider_calls_total',
+      'memloom_provider_tokens_total',
+      'memloom_provider_rate_limited_total',
+      'memloom_budget_remaining_tokens',
+      'memloom_budget_limit_tokens',
+      'memloom_rate_remaining',
+      'memloom_tenant_tasks_remaining',
+    ])
+      expect(metrics.has(name), name).toBe(true);
 
     // Queue gauges: every queue, the four states, equal to the backend's counts.
     const counts = await m.deps.queues.counts();
     for (const [queue, states] of Object.entries(counts)) {
-      for (const state of ['waiting', 'active', 'delayed', 'failed']) expect(value(metrics, 'memloom_queue_jobs', { queue, state }), `${queue} ${state}`).toBe(states[state]);
+      for (const state of ['waiting', 'active', 'delayed', 'failed'])
+        expect(value(metrics, 'memloom_queue_jobs', { queue, state }), `${queue} ${state}`).toBe(states[state]);
     }
     // One duration observation per finished attempt.
     expect(value(metrics, 'memloom_job_duration_seconds_count', { queue: 'extract', status: 'completed' })).toBeGreaterThanOrEqual(1);
@@ -170,16 +196,24 @@ describe('a worker process without the API role', () => {
   it('serves /metrics on METRICS_PORT with its queue figures', async () => {
     const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-metrics-'));
     const port = await freePort();
-    const worker = spawnMemloom(['worker', '--queues', 'triage,chunk'], { MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), PORT: '0', METRICS_PORT: String(port) });
+    const worker = spawnMemloom(['worker', '--queues', 'triage,chunk'], {
+      MEMLOOM_HOME: home,
+      EVENTS_DIR: path.join(home, 'events'),
+      PORT: '0',
+      METRICS_PORT: String(port),
+    });
     try {
-      const text = await waitFor(async () => {
-        try {
-          const res = await fetch(`http://127.0.0.1:${port}/metrics`);
-          return res.status === 200 ? res.text() : undefined;
-        } catch {
-          return undefined; // not listening yet
-        }
-      }, { timeoutMs: 120_000, what: `the worker's /metrics (output: ${worker.output().slice(-500)})` });
+      const text = await waitFor(
+        async () => {
+          try {
+            const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+            return res.status === 200 ? res.text() : undefined;
+          } catch {
+            return undefined; // not listening yet
+          }
+        },
+        { timeoutMs: 120_000, what: `the worker's /metrics (output: ${worker.output().slice(-500)})` },
+      );
       const metrics = parseMetrics(text);
       expect(value(metrics, 'memloom_queue_jobs', { queue: 'triage', state: 'waiting' })).toBe(0);
       expect(metrics.has('process_resident_memory_bytes')).toBe(true);

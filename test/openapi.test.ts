@@ -35,7 +35,8 @@ describe('OpenAPI document', () => {
   it('lists exactly the routes Fastify registered', async () => {
     const { body } = await getJson(`${m.url}/openapi.json`);
     const documented = new Set<string>();
-    for (const [path, ops] of Object.entries(body.paths as Record<string, Record<string, unknown>>)) for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);
+    for (const [path, ops] of Object.entries(body.paths as Record<string, Record<string, unknown>>))
+      for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);
     const routes = registered();
     expect(routes.size).toBeGreaterThan(20);
     expect([...routes].filter((r) => !documented.has(r)).sort()).toEqual([]);
@@ -68,7 +69,10 @@ describe('OpenAPI document', () => {
   it('the page\u2019s script renders one entry per operation of the served document', async () => {
     const { body } = await getJson(`${m.url}/openapi.json`);
     const script = DOCS_PAGE.split('<script>')[1]?.split('</script>')[0] ?? '';
-    const els: Record<string, { innerHTML: string; textContent: string }> = { intro: { innerHTML: '', textContent: '' }, ops: { innerHTML: '', textContent: '' } };
+    const els: Record<string, { innerHTML: string; textContent: string }> = {
+      intro: { innerHTML: '', textContent: '' },
+      ops: { innerHTML: '', textContent: '' },
+    };
     // The page's own code, run with the two DOM calls it makes and a fetch that answers the document.
     new Function('document', 'fetch', script)({ getElementById: (id: string) => els[id] }, async () => ({ json: async () => body }));
     await waitFor(() => els.ops?.innerHTML);

@@ -67,7 +67,10 @@ describe('server mode where the role may not create the extension', () => {
       const url = new URL(db.url);
       url.username = role;
       const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' });
-      const err = await createDeps(config, createLogger(config, process.stderr)).then(() => undefined, (e: unknown) => e);
+      const err = await createDeps(config, createLogger(config, process.stderr)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(MemloomError);
       expect((err as MemloomError).code).toBe('PGVECTOR_NOT_PERMITTED');
       expect((err as Error).message).toMatch(/pgvector/);

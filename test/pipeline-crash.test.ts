@@ -6,7 +6,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Db } from '../src/db/pool.js';
 import { REDIS_URL, startTestMemloom, waitFor } from './support/memloom.js';
 import {
-  apiStats, conversation, duplicateGroups, NO_DUPLICATES, perMessageExtractor, postEvents, rowCounts, startExternalDatabase, stubProviderEnv, waitDrained, waitForOutput, type ExternalDatabase,
+  apiStats,
+  conversation,
+  duplicateGroups,
+  NO_DUPLICATES,
+  perMessageExtractor,
+  postEvents,
+  rowCounts,
+  startExternalDatabase,
+  stubProviderEnv,
+  waitDrained,
+  waitForOutput,
+  type ExternalDatabase,
   type RowCounts,
 } from './support/pipeline.js';
 import { SERVER_MODE } from './support/server-db.js';
@@ -51,7 +62,10 @@ describe('SIGKILL mid-pipeline, then restart', () => {
   beforeAll(async () => {
     stub = await startProviderStub({ dimensions: 384 });
     stub.onChat(perMessageExtractor());
-    const m = await startTestMemloom({ env: { ...stubProviderEnv(stub), ...COMMON_ENV, LOG_LEVEL: 'silent' }, roles: { api: true, watcher: true, workers: [...PIPELINE, 'maintenance'], scheduler: true } });
+    const m = await startTestMemloom({
+      env: { ...stubProviderEnv(stub), ...COMMON_ENV, LOG_LEVEL: 'silent' },
+      roles: { api: true, watcher: true, workers: [...PIPELINE, 'maintenance'], scheduler: true },
+    });
     try {
       // As in the runs below: the first events over HTTP, the rest from a file in EVENTS_DIR.
       await postEvents(m.url, FIRST);
@@ -86,86 +100,106 @@ describe('SIGKILL mid-pipeline, then restart', () => {
   // embedded suite. Not with BullMQ's PostgreSQL backend: five processes with a queue connection
   // per queue and worker took more than the server's 100 connections while another file ran
   // (the server suite's two backends run the other multi-process files on it).
-  it.runIf(SERVER_MODE !== 'postgres')(`split processes (api, two workers, scheduler, watcher) on ${SERVER_MODE ? 'PostgreSQL' : 'a PGlite server'} with Redis queues: a worker SIGKILLed mid-extraction is restarted and the rows match an uninterrupted run`, async () => {
-    const external: ExternalDatabase = await startExternalDatabase(384);
-    cleanups.push(() => external.stop());
-    const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-split-'));
-    cleanups.push(() => rm(home, { recursive: true, force: true }));
-    const eventsDir = path.join(home, 'events');
-    await mkdir(eventsDir, { recursive: true });
-    const env = {
-      ...stubProviderEnv(stub), ...COMMON_ENV, DATABASE_URL: external.url, MEMLOOM_HOME: home, EVENTS_DIR: eventsDir,
-      REDIS_URL, QUEUE_PREFIX: `crash-${randomUUID().slice(0, 8)}`,
-    };
-    const api = spawnMemloom(['api'], { ...env, PORT: String(await freePort()) });
-    procs.push(api);
-    await waitReady(api);
-    const scheduler = spawnMemloom(['scheduler'], { ...env, PORT: '0' });
-    const watcher = spawnMemloom(['watcher'], { ...env, PORT: '0' });
-    const worker = () => spawnMemloom(['worker', '--queues', WORKER_QUEUES], { ...env, PORT: '0' });
-    const first = worker();
-    procs.push(scheduler, watcher, first);
-    await waitForOutput(scheduler, '"msg":"schedules registered"');
-    await waitForOutput(watcher, '"msg":"watching events directory"');
-    await waitForOutput(first, '"msg":"workers started"');
+  it.runIf(SERVER_MODE !== 'postgres')(
+    `split processes (api, two workers, scheduler, watcher) on ${SERVER_MODE ? 'PostgreSQL' : 'a PGlite server'} with Redis queues: a worker SIGKILLed mid-extraction is restarted and the rows match an uninterrupted run`,
+    async () => {
+      const external: ExternalDatabase = await startExternalDatabase(384);
+      cleanups.push(() => external.stop());
+      const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-split-'));
+      cleanups.push(() => rm(home, { recursive: true, force: true }));
+      const eventsDir = path.join(home, 'events');
+      await mkdir(eventsDir, { recursive: true });
+      const env = {
+        ...stubProviderEnv(stub),
+        ...COMMON_ENV,
+        DATABASE_URL: external.url,
+        MEMLOOM_HOME: home,
+        EVENTS_DIR: eventsDir,
+        REDIS_URL,
+        QUEUE_PREFIX: `crash-${randomUUID().slice(0, 8)}`,
+      };
+      const api = spawnMemloom(['api'], { ...env, PORT: String(await freePort()) });
+      procs.push(api);
+      await waitReady(api);
+      const scheduler = spawnMemloom(['scheduler'], { ...env, PORT: '0' });
+      const watcher = spawnMemloom(['watcher'], { ...env, PORT: '0' });
+      const worker = () => spawnMemloom(['worker', '--queues', WORKER_QUEUES], { ...env, PORT: '0' });
+      const first = worker();
+      procs.push(scheduler, watcher, first);
+      await waitForOutput(scheduler, '"msg":"schedules registered"');
+      await waitForOutput(watcher, '"msg":"watching events directory"');
+      await waitForOutput(first, '"msg":"workers started"');
 
-    // The first worker alone takes the first extraction and is held in it; the second starts
-    // then, and both work on the rest (triage, chunks, embeddings, the other sessions).
-    const since = stub.calls.length;
-    await holdFirstExtraction();
-    await postEvents(api.url, FIRST);
-    await waitFor(() => inFlightChat(since), { timeoutMs: 60_000, what: 'an extraction call in flight' });
-    const second = worker();
-    procs.push(second);
-    await waitForOutput(second, '"msg":"workers started"');
-    await writeRest(eventsDir);
-    await waitFor(async () => ((await apiStats(api.url)).objects.events ?? 0) > FIRST.length, { timeoutMs: 60_000, what: 'the watcher to store events from the file' });
-    // The held call is still unanswered: the kill lands mid-extraction.
-    expect(stub.calls.slice(since).find((c) => c.path === CHAT)?.status).toBe(0);
-    first.child.kill('SIGKILL');
-    expect((await first.exited).signal).toBe('SIGKILL');
-    expect((await apiStats(api.url)).pending_events).toBeGreaterThan(0);
+      // The first worker alone takes the first extraction and is held in it; the second starts
+      // then, and both work on the rest (triage, chunks, embeddings, the other sessions).
+      const since = stub.calls.length;
+      await holdFirstExtraction();
+      await postEvents(api.url, FIRST);
+      await waitFor(() => inFlightChat(since), { timeoutMs: 60_000, what: 'an extraction call in flight' });
+      const second = worker();
+      procs.push(second);
+      await waitForOutput(second, '"msg":"workers started"');
+      await writeRest(eventsDir);
+      await waitFor(async () => ((await apiStats(api.url)).objects.events ?? 0) > FIRST.length, {
+        timeoutMs: 60_000,
+        what: 'the watcher to store events from the file',
+      });
+      // The held call is still unanswered: the kill lands mid-extraction.
+      expect(stub.calls.slice(since).find((c) => c.path === CHAT)?.status).toBe(0);
+      first.child.kill('SIGKILL');
+      expect((await first.exited).signal).toBe('SIGKILL');
+      expect((await apiStats(api.url)).pending_events).toBeGreaterThan(0);
 
-    const restarted = worker();
-    procs.push(restarted);
-    await waitDrained(api.url, EVENTS.length, 240_000);
-    const pool = createPool(external.url, { setRole: true, max: 2 });
-    cleanups.push(() => pool.end());
-    await expectSameRows(pool);
-    for (const p of [api, scheduler, watcher, second, restarted]) {
-      expect(p.child.exitCode).toBeNull(); // still running: nothing else crashed
-      expect(p.output()).not.toMatch(/deadlock detected/);
-    }
-  }, 400_000);
+      const restarted = worker();
+      procs.push(restarted);
+      await waitDrained(api.url, EVENTS.length, 240_000);
+      const pool = createPool(external.url, { setRole: true, max: 2 });
+      cleanups.push(() => pool.end());
+      await expectSameRows(pool);
+      for (const p of [api, scheduler, watcher, second, restarted]) {
+        expect(p.child.exitCode).toBeNull(); // still running: nothing else crashed
+        expect(p.output()).not.toMatch(/deadlock detected/);
+      }
+    },
+    400_000,
+  );
 
   // Embedded mode is what it tests: not part of the server suite (npm run test:server).
-  it.runIf(!SERVER_MODE)('embedded mode, PostgreSQL queues: a killed `memloom start` restarts on its data directory and the rows match an uninterrupted run', async () => {
-    const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-crash-'));
-    cleanups.push(() => rm(home, { recursive: true, force: true }));
-    const env = {
-      ...stubProviderEnv(stub), ...COMMON_ENV,
-      MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), PORT: String(await freePort()), MEMLOOM_DB_PORT: String(await freePort()),
-    };
-    const first = spawnMemloom(['start'], env);
-    procs.push(first);
-    await waitReady(first);
+  it.runIf(!SERVER_MODE)(
+    'embedded mode, PostgreSQL queues: a killed `memloom start` restarts on its data directory and the rows match an uninterrupted run',
+    async () => {
+      const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-crash-'));
+      cleanups.push(() => rm(home, { recursive: true, force: true }));
+      const env = {
+        ...stubProviderEnv(stub),
+        ...COMMON_ENV,
+        MEMLOOM_HOME: home,
+        EVENTS_DIR: path.join(home, 'events'),
+        PORT: String(await freePort()),
+        MEMLOOM_DB_PORT: String(await freePort()),
+      };
+      const first = spawnMemloom(['start'], env);
+      procs.push(first);
+      await waitReady(first);
 
-    const since = stub.calls.length;
-    await holdFirstExtraction();
-    await postEvents(first.url, FIRST);
-    await waitFor(() => inFlightChat(since), { timeoutMs: 60_000, what: 'an extraction call in flight' });
-    await writeRest(env.EVENTS_DIR);
-    const before = await apiStats(first.url);
-    first.child.kill('SIGKILL');
-    expect((await first.exited).signal).toBe('SIGKILL');
-    expect(before.pending_events).toBeGreaterThan(0);
+      const since = stub.calls.length;
+      await holdFirstExtraction();
+      await postEvents(first.url, FIRST);
+      await waitFor(() => inFlightChat(since), { timeoutMs: 60_000, what: 'an extraction call in flight' });
+      await writeRest(env.EVENTS_DIR);
+      const before = await apiStats(first.url);
+      first.child.kill('SIGKILL');
+      expect((await first.exited).signal).toBe('SIGKILL');
+      expect(before.pending_events).toBeGreaterThan(0);
 
-    const second = spawnMemloom(['start'], env);
-    procs.push(second);
-    await waitReady(second);
-    await waitDrained(second.url, EVENTS.length, 240_000);
-    const pool = createPool(`postgresql://postgres@127.0.0.1:${env.MEMLOOM_DB_PORT}/postgres`, { setRole: true, max: 2 });
-    cleanups.push(() => pool.end());
-    await expectSameRows(pool);
-  }, 400_000);
+      const second = spawnMemloom(['start'], env);
+      procs.push(second);
+      await waitReady(second);
+      await waitDrained(second.url, EVENTS.length, 240_000);
+      const pool = createPool(`postgresql://postgres@127.0.0.1:${env.MEMLOOM_DB_PORT}/postgres`, { setRole: true, max: 2 });
+      cleanups.push(() => pool.end());
+      await expectSameRows(pool);
+    },
+    400_000,
+  );
 });

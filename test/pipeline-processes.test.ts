@@ -3,7 +3,21 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Db } from '../src/db/pool.js';
 import { REDIS_URL, startTestMemloom } from './support/memloom.js';
 import {
-  callsTo, conversation, duplicateGroups, embeddedTexts, extractedMessageCount, NO_DUPLICATES, perMessageExtractor, postEvents, rowCounts, startExternalDatabase, stubProviderEnv, waitDrained, waitForOutput, type ExternalDatabase, type RowCounts,
+  callsTo,
+  conversation,
+  duplicateGroups,
+  embeddedTexts,
+  extractedMessageCount,
+  NO_DUPLICATES,
+  perMessageExtractor,
+  postEvents,
+  rowCounts,
+  startExternalDatabase,
+  stubProviderEnv,
+  waitDrained,
+  waitForOutput,
+  type ExternalDatabase,
+  type RowCounts,
 } from './support/pipeline.js';
 import { QUEUE_BACKENDS } from './support/server-db.js';
 import { freePort, spawnMemloom, waitReady, type MemloomProcess } from './support/process.js';
@@ -80,7 +94,8 @@ describe.each(QUEUE_BACKENDS)('two worker processes on one database (redis: $red
     // …and each text was embedded at most once per process: two processes may both embed a text
     // that neither had cached yet (in this input: entity names of the first sessions).
     const perText = new Map<string, number>();
-    for (const c of callsTo(stub, '/v1/embeddings', since)) if (c.status === 200) for (const t of c.body.input as string[]) perText.set(t, (perText.get(t) ?? 0) + 1);
+    for (const c of callsTo(stub, '/v1/embeddings', since))
+      if (c.status === 200) for (const t of c.body.input as string[]) perText.set(t, (perText.get(t) ?? 0) + 1);
     expect(Math.max(...perText.values())).toBeLessThanOrEqual(workers.length);
     for (const w of workers) expect(w.output()).not.toMatch(/"level":50/); // no error logged by either worker
   }, 300_000);

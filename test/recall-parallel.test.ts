@@ -26,10 +26,13 @@ beforeAll(async () => {
     { user_id: 'alice', session_id: 'p2', content: 'The billing database runs on PostgreSQL 15 with three replicas.', metadata: { speaker: 'Bob' } },
   ];
   expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
-  await waitFor(async () => {
-    const s = (await getJson(`${m.url}/v1/stats`)).body;
-    return s.objects.events === events.length && s.pending_events === 0 && s.objects.memories > 0;
-  }, { timeoutMs: 120_000, what: 'pipeline' });
+  await waitFor(
+    async () => {
+      const s = (await getJson(`${m.url}/v1/stats`)).body;
+      return s.objects.events === events.length && s.pending_events === 0 && s.objects.memories > 0;
+    },
+    { timeoutMs: 120_000, what: 'pipeline' },
+  );
 }, 180_000);
 afterAll(async () => {
   await m?.close();
@@ -56,12 +59,15 @@ describe('recall on a PostgreSQL server', () => {
     try {
       await owner.query('BEGIN; LOCK TABLE chunks, memories IN ACCESS EXCLUSIVE MODE');
       const parallel = recall(m.deps, 'default', input);
-      const waiting = await waitFor(async () => {
-        const { rows } = await watcher.query<{ n: number }>(
-          `SELECT count(DISTINCT pid)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'`,
-        );
-        return (rows[0]?.n ?? 0) >= 4 ? rows[0]?.n : undefined;
-      }, { timeoutMs: 30_000, what: 'four retrievers waiting at once' });
+      const waiting = await waitFor(
+        async () => {
+          const { rows } = await watcher.query<{ n: number }>(
+            `SELECT count(DISTINCT pid)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'`,
+          );
+          return (rows[0]?.n ?? 0) >= 4 ? rows[0]?.n : undefined;
+        },
+        { timeoutMs: 30_000, what: 'four retrievers waiting at once' },
+      );
       // memories: vector, BM25 (and the entity links once they reach memories); chunks: vector, BM25.
       expect(waiting).toBeGreaterThanOrEqual(4);
       await owner.query('COMMIT');

@@ -15,17 +15,32 @@ const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString
 beforeAll(async () => {
   m = await startTestMemloom({ roles: { workers: QUEUE_NAMES } });
   const events = [
-    { user_id: 'alice', session_id: 'a1', occurred_at: at(30), content: 'We decided to use PostgreSQL with pgvector as the memory database.', metadata: { speaker: 'Alice' } },
+    {
+      user_id: 'alice',
+      session_id: 'a1',
+      occurred_at: at(30),
+      content: 'We decided to use PostgreSQL with pgvector as the memory database.',
+      metadata: { speaker: 'Alice' },
+    },
     { user_id: 'alice', session_id: 'a1', occurred_at: at(30), content: 'I prefer TypeScript for backend services.', metadata: { speaker: 'Alice' } },
-    { user_id: 'alice', session_id: 'a2', occurred_at: at(1), content: 'Next week we will migrate the billing service to Kubernetes.', metadata: { speaker: 'Alice' } },
+    {
+      user_id: 'alice',
+      session_id: 'a2',
+      occurred_at: at(1),
+      content: 'Next week we will migrate the billing service to Kubernetes.',
+      metadata: { speaker: 'Alice' },
+    },
     { user_id: 'alice', session_id: 'a2', occurred_at: at(1), content: '我们决定使用Redis作为缓存', metadata: { speaker: 'Alice' } },
     { user_id: 'bob', session_id: 'b1', occurred_at: at(2), content: 'We decided to use MySQL for the billing database.', metadata: { speaker: 'Bob' } },
   ];
   expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
-  await waitFor(async () => {
-    const s = (await getJson(`${m.url}/v1/stats`)).body;
-    return s.objects.events === events.length && s.pending_events === 0;
-  }, { timeoutMs: 90_000, what: 'pipeline' });
+  await waitFor(
+    async () => {
+      const s = (await getJson(`${m.url}/v1/stats`)).body;
+      return s.objects.events === events.length && s.pending_events === 0;
+    },
+    { timeoutMs: 90_000, what: 'pipeline' },
+  );
 }, 120_000);
 afterAll(async () => m?.close());
 
@@ -33,7 +48,20 @@ const recall = async (body: Record<string, unknown>) => {
   // These tests are about memories; the default mode (chunks) has its own test below.
   const r = await postJson(`${m.url}/v1/recall`, { mode: 'memories', ...body });
   expect(r.status).toBe(200);
-  return r.body as { recall_id: string; took_ms: number; results: Array<{ id: string; type: string; content: string; score: number; scores: Record<string, number>; kind?: string; status?: string; source: { event_ids: string[]; session_id: string | null } }> };
+  return r.body as {
+    recall_id: string;
+    took_ms: number;
+    results: Array<{
+      id: string;
+      type: string;
+      content: string;
+      score: number;
+      scores: Record<string, number>;
+      kind?: string;
+      status?: string;
+      source: { event_ids: string[]; session_id: string | null };
+    }>;
+  };
 };
 
 describe('recall', () => {
@@ -92,15 +120,28 @@ describe('recall', () => {
   });
 
   it('changes no memory content and records access signals', async () => {
-    const before = await withTenant(m.deps.db, 'default', async (tx) => (await tx.query('SELECT id, content, confidence, importance, status FROM memories ORDER BY id')).rows);
+    const before = await withTenant(
+      m.deps.db,
+      'default',
+      async (tx) => (await tx.query('SELECT id, content, confidence, importance, status FROM memories ORDER BY id')).rows,
+    );
     const r = await recall({ query: 'PostgreSQL', user_id: 'alice' });
-    const after = await withTenant(m.deps.db, 'default', async (tx) => (await tx.query('SELECT id, content, confidence, importance, status FROM memories ORDER BY id')).rows);
+    const after = await withTenant(
+      m.deps.db,
+      'default',
+      async (tx) => (await tx.query('SELECT id, content, confidence, importance, status FROM memories ORDER BY id')).rows,
+    );
     expect(after).toEqual(before);
     const first = r.results[0]!.id;
-    await waitFor(async () => {
-      const { rows } = await withTenant(m.deps.db, 'default', (tx) => tx.query<{ access_count: number }>('SELECT access_count FROM memory_signals WHERE memory_id = $1', [first]));
-      return (rows[0]?.access_count ?? 0) > 0;
-    }, { what: 'access count' });
+    await waitFor(
+      async () => {
+        const { rows } = await withTenant(m.deps.db, 'default', (tx) =>
+          tx.query<{ access_count: number }>('SELECT access_count FROM memory_signals WHERE memory_id = $1', [first]),
+        );
+        return (rows[0]?.access_count ?? 0) > 0;
+      },
+      { what: 'access count' },
+    );
     const logged = await withTenant(m.deps.db, 'default', (tx) => tx.query('SELECT 1 FROM recall_log WHERE id = $1', [r.recall_id]));
     expect(logged.rowCount).toBe(1);
   });
@@ -109,9 +150,49 @@ describe('recall', () => {
     const ids = await withTenant(m.deps.db, 'default', async (tx) => {
       const runId = await startRun(tx, { stage: 'test', jobId: undefined });
       const vec = (await m.deps.providers.embeddings.embed(['The deploy region is eu-west-1', 'The deploy region is us-east-2'], 'document')).vectors;
-      const base = { kind: 'fact', importance: 5, confidence: 0.8, event_time: null, time_precision: null, subject_entity_id: null, dataset: 'default', user_id: 'carol', agent_id: null, session_id: 'c1', source_event_ids: [] as string[] };
-      const old = await insertMemory(tx, { ...base, content: 'The deploy region is eu-west-1', content_hash: contentHash('the deploy region is eu-west-1'), fts_doc: ftsDocument('The deploy region is eu-west-1'), vector: vec[0]!, occurred_at: at(10), version: 1 }, m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, runId);
-      const neu = await insertMemory(tx, { ...base, content: 'The deploy region is us-east-2', content_hash: contentHash('the deploy region is us-east-2'), fts_doc: ftsDocument('The deploy region is us-east-2'), vector: vec[1]!, occurred_at: at(3), version: 2 }, m.deps.providers.embeddings.model, m.deps.providers.embeddings.dimensions, runId);
+      const base = {
+        kind: 'fact',
+        importance: 5,
+        confidence: 0.8,
+        event_time: null,
+        time_precision: null,
+        subject_entity_id: null,
+        dataset: 'default',
+        user_id: 'carol',
+        agent_id: null,
+        session_id: 'c1',
+        source_event_ids: [] as string[],
+      };
+      const old = await insertMemory(
+        tx,
+        {
+          ...base,
+          content: 'The deploy region is eu-west-1',
+          content_hash: contentHash('the deploy region is eu-west-1'),
+          fts_doc: ftsDocument('The deploy region is eu-west-1'),
+          vector: vec[0]!,
+          occurred_at: at(10),
+          version: 1,
+        },
+        m.deps.providers.embeddings.model,
+        m.deps.providers.embeddings.dimensions,
+        runId,
+      );
+      const neu = await insertMemory(
+        tx,
+        {
+          ...base,
+          content: 'The deploy region is us-east-2',
+          content_hash: contentHash('the deploy region is us-east-2'),
+          fts_doc: ftsDocument('The deploy region is us-east-2'),
+          vector: vec[1]!,
+          occurred_at: at(3),
+          version: 2,
+        },
+        m.deps.providers.embeddings.model,
+        m.deps.providers.embeddings.dimensions,
+        runId,
+      );
       await supersedeMemory(tx, old.id, neu.id);
       return { old: old.id, neu: neu.id };
     });
@@ -128,11 +209,19 @@ describe('recall', () => {
     const [q] = (await m.deps.providers.embeddings.embed(['which database and cache did we choose'], 'query')).vectors as [number[]];
     const { hits, rows } = await withTenant(m.deps.db, 'default', async (tx) => ({
       hits: await vectorSearch(tx, 'memories', { userId: 'alice' }, q, dims, 3),
-      rows: (await tx.query<{ id: string; v: string }>(`SELECT id, embedding::text AS v FROM memories WHERE user_id = 'alice' AND status = 'active' AND embedding_dims = $1`, [dims])).rows,
+      rows: (
+        await tx.query<{ id: string; v: string }>(
+          `SELECT id, embedding::text AS v FROM memories WHERE user_id = 'alice' AND status = 'active' AND embedding_dims = $1`,
+          [dims],
+        )
+      ).rows,
     }));
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.length).toBeLessThanOrEqual(EXACT_SCAN_MAX);
-    const expected = rows.map((r) => ({ id: r.id, score: cosine(q, JSON.parse(r.v) as number[]) })).sort((a, b) => b.score - a.score).slice(0, 3);
+    const expected = rows
+      .map((r) => ({ id: r.id, score: cosine(q, JSON.parse(r.v) as number[]) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 3);
     expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id));
     hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));
   });

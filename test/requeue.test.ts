@@ -61,7 +61,11 @@ describe('queue down: events are stored, then the requeue task queues each exact
   });
 
   const notEnqueued = () =>
-    withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE enqueued_at IS NULL')).rows[0]?.n);
+    withTenant(
+      m.deps.db,
+      'default',
+      async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE enqueued_at IS NULL')).rows[0]?.n,
+    );
 
   it('answers 202 with Redis stopped, and queues every event once Redis is back', async () => {
     const up = await postJson(`${m.url}/v1/events`, { content: 'before the outage' });
@@ -77,8 +81,10 @@ describe('queue down: events are stored, then the requeue task queues each exact
     expect(new Set(ids).size).toBe(25);
 
     await m.deps.dispatcher.flush(); // gives up after its timeout and leaves the events to the requeue task
-    const stored = await withTenant(m.deps.db, 'default', async (tx) =>
-      (await tx.query<{ id: string; enqueued_at: Date | null }>('SELECT id, enqueued_at FROM events WHERE id = ANY($1::uuid[])', [ids])).rows,
+    const stored = await withTenant(
+      m.deps.db,
+      'default',
+      async (tx) => (await tx.query<{ id: string; enqueued_at: Date | null }>('SELECT id, enqueued_at FROM events WHERE id = ANY($1::uuid[])', [ids])).rows,
     );
     expect(stored).toHaveLength(25);
     expect(stored.every((r) => r.enqueued_at === null)).toBe(true);
@@ -150,12 +156,19 @@ describe('scheduler: a Redis restarted without persistence gets the job schedule
     expect(await schedulerKeys()).toEqual(ALL);
     await redis.stop();
     await redis.start(); // empty: started with --save '' --appendonly no
-    await waitFor(async () => JSON.stringify(await schedulerKeys()) === JSON.stringify(ALL), { timeoutMs: 60_000, what: 'the job schedulers to be registered again' });
+    await waitFor(async () => JSON.stringify(await schedulerKeys()) === JSON.stringify(ALL), {
+      timeoutMs: 60_000,
+      what: 'the job schedulers to be registered again',
+    });
 
     // An event committed but never queued (as after a crash between commit and enqueue), older
     // than the requeue task's grace period: only a scheduled requeue tick can queue it now.
     const [id] = await withTenant(m.deps.db, 'default', async (tx) =>
-      (await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash, received_at) VALUES ('after-restart', 'lost', 'h', now() - interval '1 minute') RETURNING id`)).rows.map((r) => r.id),
+      (
+        await tx.query<{ id: string }>(
+          `INSERT INTO events (idem_key, content, content_hash, received_at) VALUES ('after-restart', 'lost', 'h', now() - interval '1 minute') RETURNING id`,
+        )
+      ).rows.map((r) => r.id),
     );
     await waitFor(async () => (await triageJobsHolding(m.deps, id as string)).length === 1, { timeoutMs: 60_000, what: 'the requeue task to queue the event' });
     // a refresh keeps each scheduler as it is: one scheduler per task, never a second one
@@ -180,7 +193,11 @@ describe('requeue task on the PostgreSQL queue backend', () => {
   it('queues stored events that never reached the queue (crash between commit and enqueue)', async () => {
     // Events committed without the dispatcher, as after a crash right after the commit.
     const ids = await withTenant(m.deps.db, 'default', async (tx) =>
-      (await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) SELECT 'crash-' || g, 'c' || g, 'h' FROM generate_series(1, 1200) g RETURNING id`)).rows.map((r) => r.id),
+      (
+        await tx.query<{ id: string }>(
+          `INSERT INTO events (idem_key, content, content_hash) SELECT 'crash-' || g, 'c' || g, 'h' FROM generate_series(1, 1200) g RETURNING id`,
+        )
+      ).rows.map((r) => r.id),
     );
     expect((await requeueStoredEvents(m.deps, 0)).requeued).toBe(1200);
     const triage = m.deps.queues.get('triage');
@@ -193,12 +210,18 @@ describe('requeue task on the PostgreSQL queue backend', () => {
 
   it('queues unfinished events whose job the queue lost, each for the stage it needs next, and leaves held ones alone', async () => {
     const insert = (key: string, status: string, extractKey: string | null) =>
-      withTenant(m.deps.db, 'default', async (tx) =>
-        (await tx.query<{ id: string }>(
-          `INSERT INTO events (idem_key, content, content_hash, status, extract_key, extract_pending, received_at, enqueued_at)
+      withTenant(
+        m.deps.db,
+        'default',
+        async (tx) =>
+          (
+            await tx.query<{ id: string }>(
+              `INSERT INTO events (idem_key, content, content_hash, status, extract_key, extract_pending, received_at, enqueued_at)
            VALUES ($1, 'lost work', 'h', $2, $3::text, $3::text IS NOT NULL, now() - interval '1 minute', now() - interval '1 minute') RETURNING id`,
-          [key, status, extractKey],
-        )).rows[0]?.id as string);
+              [key, status, extractKey],
+            )
+          ).rows[0]?.id as string,
+      );
     const triaged = await insert('lost-triaged', 'triaged', null);
     const chunked = await insert('lost-chunked', 'chunked', null);
     await insert('lost-embedded', 'embedded', 'session:lost');

@@ -7,7 +7,10 @@ let m: TestMemloom;
 
 beforeAll(async () => {
   m = await startTestMemloom({ env: { MEMLOOM_API_KEYS: 'ka:acme,kb:globex' }, roles: { api: false } });
-  for (const [tenant, content] of [['acme', 'acme secret plan'], ['globex', 'globex secret plan']] as const) {
+  for (const [tenant, content] of [
+    ['acme', 'acme secret plan'],
+    ['globex', 'globex secret plan'],
+  ] as const) {
     await withTenant(m.deps.db, tenant, (tx) =>
       tx.query(`INSERT INTO events (idem_key, content, content_hash) VALUES ($1, $2, 'h')`, [`k-${tenant}`, content]),
     );
@@ -44,21 +47,29 @@ describe('row-level security', () => {
   });
 
   it('a hand-written query of one tenant cannot read another tenant\u2019s rows', async () => {
-    const seen = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query<{ content: string }>('SELECT content FROM events')).rows.map((r) => r.content));
+    const seen = await withTenant(m.deps.db, 'acme', async (tx) =>
+      (await tx.query<{ content: string }>('SELECT content FROM events')).rows.map((r) => r.content),
+    );
     expect(seen).toEqual(['acme secret plan']);
     const explicit = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query(`SELECT * FROM events WHERE tenant_id = 'globex'`)).rowCount);
     expect(explicit).toBe(0);
   });
 
   it('cannot change or delete another tenant\u2019s rows, nor insert rows for it', async () => {
-    const updated = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query(`UPDATE events SET content = 'pwned' WHERE tenant_id = 'globex'`)).rowCount);
+    const updated = await withTenant(
+      m.deps.db,
+      'acme',
+      async (tx) => (await tx.query(`UPDATE events SET content = 'pwned' WHERE tenant_id = 'globex'`)).rowCount,
+    );
     const deleted = await withTenant(m.deps.db, 'acme', async (tx) => (await tx.query(`DELETE FROM events WHERE tenant_id = 'globex'`)).rowCount);
     expect(updated).toBe(0);
     expect(deleted).toBe(0);
     await expect(
       withTenant(m.deps.db, 'acme', (tx) => tx.query(`INSERT INTO events (tenant_id, idem_key, content, content_hash) VALUES ('globex', 'x', 'forged', 'h')`)),
     ).rejects.toThrow(/row-level security/);
-    const globex = await withTenant(m.deps.db, 'globex', async (tx) => (await tx.query<{ content: string }>('SELECT content FROM events')).rows.map((r) => r.content));
+    const globex = await withTenant(m.deps.db, 'globex', async (tx) =>
+      (await tx.query<{ content: string }>('SELECT content FROM events')).rows.map((r) => r.content),
+    );
     expect(globex).toEqual(['globex secret plan']);
   });
 

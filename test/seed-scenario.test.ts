@@ -63,10 +63,13 @@ async function snapshot(): Promise<Snapshot> {
 
 /** Waits until `events` are stored and the pipeline has finished everything received so far. */
 async function settle(events: number): Promise<void> {
-  await waitFor(async () => {
-    const s = (await getJson(`${m.url}/v1/stats`)).body as { objects: Counts; pending_events: number };
-    return s.objects.events === events && s.pending_events === 0;
-  }, { timeoutMs: 240_000, what: `pipeline to settle at ${events} events` });
+  await waitFor(
+    async () => {
+      const s = (await getJson(`${m.url}/v1/stats`)).body as { objects: Counts; pending_events: number };
+      return s.objects.events === events && s.pending_events === 0;
+    },
+    { timeoutMs: 240_000, what: `pipeline to settle at ${events} events` },
+  );
 }
 
 async function ingest(events: object[]): Promise<string[]> {
@@ -83,7 +86,12 @@ async function expectNoViolations(): Promise<void> {
   expect(d.violations, JSON.stringify(d.tenants)).toBe(0);
 }
 
-interface Result { id: string; type: string; content: string; source: { event_ids: string[] } }
+interface Result {
+  id: string;
+  type: string;
+  content: string;
+  source: { event_ids: string[] };
+}
 async function recall(body: object): Promise<{ recall_id: string; results: Result[] }> {
   const r = await postJson(`${m.url}/v1/recall`, { limit: 20, mode: 'memories', ...body });
   expect(r.status).toBe(200);
@@ -92,7 +100,9 @@ async function recall(body: object): Promise<{ recall_id: string; results: Resul
 
 /** Ids of the objects of one type an event supports. */
 const supportedBy = async (eventId: string, type: string) =>
-  (await sql<{ object_id: string }>('SELECT object_id FROM provenance WHERE event_id = $1 AND object_type = $2 ORDER BY 1', [eventId, type])).map((r) => r.object_id);
+  (await sql<{ object_id: string }>('SELECT object_id FROM provenance WHERE event_id = $1 AND object_type = $2 ORDER BY 1', [eventId, type])).map(
+    (r) => r.object_id,
+  );
 const idsOf = (rows: string[]) => rows.map((r) => r.slice(0, 36));
 const feedback = (recallId: string) => postJson(`${m.url}/v1/feedback`, { recall_id: recallId, score: 5 });
 const forgetSession = () => postJson(`${m.url}/v1/forget`, { session_id: SESSION_ID });
@@ -198,7 +208,11 @@ describe('seed scenario: ingest, improve, forget', () => {
     });
 
     expect(await snapshot()).toEqual(A);
-    await expectEntitiesSupportedOnlyBy(sql, shared.map((e) => e.id), docId);
+    await expectEntitiesSupportedOnlyBy(
+      sql,
+      shared.map((e) => e.id),
+      docId,
+    );
     // The stored feedback stays (it is the user's rating) but no longer points at an event.
     expect(await sql('SELECT event_id FROM feedback WHERE recall_id = $1', [recallId])).toEqual([{ event_id: null }]);
     await expectNoViolations();
@@ -217,7 +231,10 @@ describe('seed scenario: ingest, improve, forget', () => {
       for (const query of [QUESTION, 'billing service PostgreSQL', 'Grafana dashboards', 'upgrade Redis staging']) {
         for (const scope of [{}, { user_id: USER }]) {
           const { results } = await recall({ query, mode, ...scope });
-          expect(results.filter((x) => x.source.event_ids.some((id) => gone.includes(id)) || SESSION_WORDS.test(JSON.stringify(x))), `${mode} "${query}"`).toEqual([]);
+          expect(
+            results.filter((x) => x.source.event_ids.some((id) => gone.includes(id)) || SESSION_WORDS.test(JSON.stringify(x))),
+            `${mode} "${query}"`,
+          ).toEqual([]);
         }
       }
     }

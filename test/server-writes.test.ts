@@ -42,7 +42,11 @@ describe('event writes on a PostgreSQL server', () => {
       expect(ra.duplicates + rb.duplicates).toBe(keys.length);
       expect(new Set([...ra.ids, ...rb.ids]).size).toBe(keys.length);
     }
-    const stored = await withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE idem_key LIKE 'r%'`)).rows[0]?.n);
+    const stored = await withTenant(
+      m.deps.db,
+      'default',
+      async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE idem_key LIKE 'r%'`)).rows[0]?.n,
+    );
     expect(stored).toBe(5 * 1000);
   });
 
@@ -50,14 +54,20 @@ describe('event writes on a PostgreSQL server', () => {
     const writer = new EventWriter(m.deps.db, { inFlight: 4 });
     let peak = 0;
     const requests = Array.from({ length: 40 }, (_, r) => batch(Array.from({ length: 50 }, (_, i) => `p${r}-${i}`)));
-    const results = await Promise.all(requests.map(async (events) => {
-      const res = await ingestEvents(m.deps.db, 'default', events, { source: 'http', writer });
-      peak = Math.max(peak, writer.peakInFlight);
-      return res;
-    }));
+    const results = await Promise.all(
+      requests.map(async (events) => {
+        const res = await ingestEvents(m.deps.db, 'default', events, { source: 'http', writer });
+        peak = Math.max(peak, writer.peakInFlight);
+        return res;
+      }),
+    );
     expect(results.every((r) => r.accepted === 50 && r.duplicates === 0)).toBe(true);
     expect(peak).toBeGreaterThan(1);
-    const stored = await withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE idem_key LIKE 'p%'`)).rows[0]?.n);
+    const stored = await withTenant(
+      m.deps.db,
+      'default',
+      async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE idem_key LIKE 'p%'`)).rows[0]?.n,
+    );
     expect(stored).toBe(40 * 50);
   });
 });

@@ -43,7 +43,11 @@ describe('events directory watcher', () => {
     await untilCount(m, 'new.jsonl', 5);
     expect(await fromFile(m, 'new.jsonl')).toEqual([0, 1, 2, 3, 4].map((i) => ({ line: i + 1, content: `new ${i}` })));
     await m.deps.dispatcher.flush();
-    const [stored] = await query<{ id: string; enqueued_at: Date | null; source: string }>(m, 'default', `SELECT id, enqueued_at, source FROM events WHERE source_ref = 'new.jsonl:1'`);
+    const [stored] = await query<{ id: string; enqueued_at: Date | null; source: string }>(
+      m,
+      'default',
+      `SELECT id, enqueued_at, source FROM events WHERE source_ref = 'new.jsonl:1'`,
+    );
     expect(stored?.source).toBe('file');
     expect(stored?.enqueued_at).toBeInstanceOf(Date);
     expect(await triageJobsHolding(m.deps, stored?.id as string)).toHaveLength(1);
@@ -59,14 +63,21 @@ describe('events directory watcher', () => {
     await appendFile(file('pieces.jsonl'), 'ces"}');
     await appendFile(file('pieces.jsonl'), `\n${line({ content: 'after' })}`);
     await untilCount(m, 'pieces.jsonl', 3);
-    expect(await fromFile(m, 'pieces.jsonl')).toEqual([{ line: 1, content: 'whole' }, { line: 2, content: 'in pieces' }, { line: 3, content: 'after' }]);
+    expect(await fromFile(m, 'pieces.jsonl')).toEqual([
+      { line: 1, content: 'whole' },
+      { line: 2, content: 'in pieces' },
+      { line: 3, content: 'after' },
+    ]);
   });
 
   it('skips blank lines, a UTF-8 BOM and CRLF endings', async () => {
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"content":"a"}\r\n\r\n   \n{"content":"b"}\r\n\n')]);
     await writeFile(file('crlf.jsonl'), body);
     await untilCount(m, 'crlf.jsonl', 2);
-    expect(await fromFile(m, 'crlf.jsonl')).toEqual([{ line: 1, content: 'a' }, { line: 4, content: 'b' }]);
+    expect(await fromFile(m, 'crlf.jsonl')).toEqual([
+      { line: 1, content: 'a' },
+      { line: 4, content: 'b' },
+    ]);
     const dead = await getJson(`${m.url}/v1/dead-letters?source=file`, { authorization: 'Bearer kd' });
     expect(dead.body.dead_letters.filter((d: { file: string }) => d.file === 'crlf.jsonl')).toEqual([]);
   });
@@ -83,12 +94,21 @@ describe('events directory watcher', () => {
     ]);
     await writeFile(file('bad.jsonl'), body);
     await untilCount(m, 'bad.jsonl', 2);
-    expect(await fromFile(m, 'bad.jsonl')).toEqual([{ line: 1, content: 'good before' }, { line: 7, content: 'good after' }]);
+    expect(await fromFile(m, 'bad.jsonl')).toEqual([
+      { line: 1, content: 'good before' },
+      { line: 7, content: 'good after' },
+    ]);
     const r = await getJson(`${m.url}/v1/dead-letters?source=file&limit=500`, { authorization: 'Bearer kd' });
     expect(r.status).toBe(200);
-    const mine = r.body.dead_letters.filter((d: { file: string }) => d.file === 'bad.jsonl').sort((a: { line: number }, b: { line: number }) => a.line - b.line);
+    const mine = r.body.dead_letters
+      .filter((d: { file: string }) => d.file === 'bad.jsonl')
+      .sort((a: { line: number }, b: { line: number }) => a.line - b.line);
     expect(mine.map((d: { line: number; code: string }) => [d.line, d.code])).toEqual([
-      [2, 'INVALID_JSON'], [3, 'INPUT_INVALID'], [4, 'INPUT_INVALID'], [5, 'INVALID_UTF8'], [6, 'INVALID_JSON'],
+      [2, 'INVALID_JSON'],
+      [3, 'INPUT_INVALID'],
+      [4, 'INPUT_INVALID'],
+      [5, 'INVALID_UTF8'],
+      [6, 'INVALID_JSON'],
     ]);
     expect(mine[0]).toMatchObject({ source: 'file', payload: '{not json', message: expect.stringMatching(/JSON/) });
     expect(mine[1].message).toMatch(/^content: /);
@@ -139,12 +159,22 @@ describe('events directory watcher', () => {
   it('stores an id sent over HTTP and in a file once, whichever comes first', async () => {
     const http = await postJson(`${m.url}/v1/events`, { id: 'cross-1', content: 'via http' }, { authorization: 'Bearer kd' });
     expect(http.body.accepted).toBe(1);
-    await writeFile(file('cross.jsonl'), line({ id: 'cross-1', content: 'via file' }) + line({ id: 'cross-2', content: 'file first' }) + line({ content: 'marker' }));
+    await writeFile(
+      file('cross.jsonl'),
+      line({ id: 'cross-1', content: 'via file' }) + line({ id: 'cross-2', content: 'file first' }) + line({ content: 'marker' }),
+    );
     await waitFor(async () => (await query(m, 'default', `SELECT 1 FROM events WHERE source_ref = 'cross.jsonl:3'`)).length === 1);
     const again = await postJson(`${m.url}/v1/events`, { id: 'cross-2', content: 'http second' }, { authorization: 'Bearer kd' });
     expect(again.body).toMatchObject({ accepted: 0, duplicates: 1 });
-    const stored = await query<{ idem_key: string; id: string; content: string }>(m, 'default', `SELECT idem_key, id, content FROM events WHERE idem_key IN ('cross-1', 'cross-2') ORDER BY idem_key`);
-    expect(stored.map((s) => [s.idem_key, s.content])).toEqual([['cross-1', 'via http'], ['cross-2', 'file first']]);
+    const stored = await query<{ idem_key: string; id: string; content: string }>(
+      m,
+      'default',
+      `SELECT idem_key, id, content FROM events WHERE idem_key IN ('cross-1', 'cross-2') ORDER BY idem_key`,
+    );
+    expect(stored.map((s) => [s.idem_key, s.content])).toEqual([
+      ['cross-1', 'via http'],
+      ['cross-2', 'file first'],
+    ]);
     expect(again.body.ids).toEqual([stored[1]?.id]);
   });
 
@@ -153,11 +183,18 @@ describe('events directory watcher', () => {
     for (let i = 0; i < 2000; i += 100) {
       await Promise.all(Array.from({ length: 100 }, (_, j) => writeFile(file(`many/f${i + j}.jsonl`), lines(`many ${i + j}`, 2))));
     }
-    await waitFor(async () => {
-      const [r] = await query<{ n: number }>(m, 'default', `SELECT count(*)::int AS n FROM events WHERE source_ref LIKE 'many/%'`);
-      return r?.n === 4000;
-    }, { timeoutMs: 180_000, intervalMs: 500, what: '4,000 events from 2,000 files' });
-    const [files] = await query<{ n: number }>(m, 'default', `SELECT count(DISTINCT split_part(source_ref, ':', 1))::int AS n FROM events WHERE source_ref LIKE 'many/%'`);
+    await waitFor(
+      async () => {
+        const [r] = await query<{ n: number }>(m, 'default', `SELECT count(*)::int AS n FROM events WHERE source_ref LIKE 'many/%'`);
+        return r?.n === 4000;
+      },
+      { timeoutMs: 180_000, intervalMs: 500, what: '4,000 events from 2,000 files' },
+    );
+    const [files] = await query<{ n: number }>(
+      m,
+      'default',
+      `SELECT count(DISTINCT split_part(source_ref, ':', 1))::int AS n FROM events WHERE source_ref LIKE 'many/%'`,
+    );
     expect(files?.n).toBe(2000);
   }, 240_000);
 
@@ -174,9 +211,12 @@ describe('events directory watcher', () => {
       await appendFile(target, chunk.slice(cut));
     }
     await untilCount(m, 'big.jsonl', total, 'default', 240_000);
-    const [r] = await query<{ n: number; lines: number; max: number }>(m, 'default',
+    const [r] = await query<{ n: number; lines: number; max: number }>(
+      m,
+      'default',
       `SELECT count(*)::int AS n, count(DISTINCT split_part(source_ref, ':', 2))::int AS lines, max(split_part(source_ref, ':', 2)::int) AS max
-       FROM events WHERE source_ref LIKE 'big.jsonl:%'`);
+       FROM events WHERE source_ref LIKE 'big.jsonl:%'`,
+    );
     expect(r).toEqual({ n: total, lines: total, max: total });
   }, 300_000);
 });
@@ -201,9 +241,12 @@ describe('watcher restart mid-file', () => {
     const m2 = await startTestMemloom({ home, roles });
     try {
       await untilCount(m2, 'restart.jsonl', 20_101, 'default', 120_000);
-      const [r] = await query<{ n: number; distinct_lines: number; distinct_content: number }>(m2, 'default',
+      const [r] = await query<{ n: number; distinct_lines: number; distinct_content: number }>(
+        m2,
+        'default',
         `SELECT count(*)::int AS n, count(DISTINCT source_ref)::int AS distinct_lines, count(DISTINCT content)::int AS distinct_content
-         FROM events WHERE source_ref LIKE 'restart.jsonl:%'`);
+         FROM events WHERE source_ref LIKE 'restart.jsonl:%'`,
+      );
       expect(r).toEqual({ n: 20_101, distinct_lines: 20_101, distinct_content: 20_101 });
     } finally {
       await m2.close();
@@ -216,7 +259,10 @@ describe('GET /v1/dead-letters', () => {
   beforeAll(async () => {
     m = await startTestMemloom({ env: { MEMLOOM_API_KEYS: 'kd:default,ka:acme' }, roles: { api: true, workers: [] } });
     await withTenant(m.deps.db, 'default', (tx) =>
-      insertFileDeadLetters(tx, Array.from({ length: 7 }, (_, i) => ({ file: 'a.jsonl', line: i + 1, code: 'INVALID_JSON', message: `bad ${i}`, payload: `{${i}` }))),
+      insertFileDeadLetters(
+        tx,
+        Array.from({ length: 7 }, (_, i) => ({ file: 'a.jsonl', line: i + 1, code: 'INVALID_JSON', message: `bad ${i}`, payload: `{${i}` })),
+      ),
     );
     await withTenant(m.deps.db, 'default', (tx) =>
       tx.query(`INSERT INTO dead_letters (source, queue, job_id, code, message, payload) VALUES ('job', 'triage', 'j1', 'JOB_FAILED', 'boom', '{}')`),
@@ -240,11 +286,26 @@ describe('GET /v1/dead-letters', () => {
     expect(new Set(seen).size).toBe(8);
     const first = await get('?limit=500');
     expect(first.body.next_before).toBeNull();
-    expect(first.body.dead_letters.find((d: { source: string }) => d.source === 'job')).toMatchObject({ source: 'job', queue: 'triage', job_id: 'j1', code: 'JOB_FAILED', file: null, line: null });
+    expect(first.body.dead_letters.find((d: { source: string }) => d.source === 'job')).toMatchObject({
+      source: 'job',
+      queue: 'triage',
+      job_id: 'j1',
+      code: 'JOB_FAILED',
+      file: null,
+      line: null,
+    });
     // PGlite's clock has millisecond resolution: rows of one statement may share created_at, so find line 7
     expect(first.body.dead_letters.find((d: { line: number | null }) => d.line === 7)).toEqual({
-      id: expect.stringMatching(UUID), source: 'file', queue: null, job_id: null, file: 'a.jsonl', line: 7,
-      code: 'INVALID_JSON', message: 'bad 6', payload: '{6', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
+      id: expect.stringMatching(UUID),
+      source: 'file',
+      queue: null,
+      job_id: null,
+      file: 'a.jsonl',
+      line: 7,
+      code: 'INVALID_JSON',
+      message: 'bad 6',
+      payload: '{6',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
     });
   });
 

@@ -53,7 +53,8 @@ export function resolveTenant(config: Config, req: FastifyRequest): string {
   if (access === 'admin') {
     if (config.MEMLOOM_ADMIN_KEYS.some((candidate) => sameKey(candidate, key))) return 'default';
     for (const candidate of config.MEMLOOM_API_KEYS.keys()) {
-      if (sameKey(candidate, key)) throw new MemloomError('FORBIDDEN', 'This surface shows every tenant: it needs a key of MEMLOOM_ADMIN_KEYS.', { kind: 'forbidden' });
+      if (sameKey(candidate, key))
+        throw new MemloomError('FORBIDDEN', 'This surface shows every tenant: it needs a key of MEMLOOM_ADMIN_KEYS.', { kind: 'forbidden' });
     }
     throw unauthorized();
   }

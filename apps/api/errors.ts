@@ -20,7 +20,8 @@ function toMemloomError(err: FastifyError | Error): MemloomError {
   if (isMemloomError(err)) return err;
   if (err instanceof ZodError) return translateError(err);
   const fe = err as FastifyError;
-  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new MemloomError('BODY_TOO_LARGE', 'The request body is over the configured limit.', { kind: 'too_large' });
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new MemloomError('BODY_TOO_LARGE', 'The request body is over the configured limit.', { kind: 'too_large' });
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new MemloomError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', { kind: 'input' });
   if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe.statusCode === 400 && err instanceof SyntaxError)) {
     return new MemloomError('INVALID_JSON', 'The body is not valid JSON.', { kind: 'input' });

@@ -25,7 +25,14 @@ export function registerStrictJson(app: FastifyInstance): void {
       done(null, JSON.parse(text));
     } catch (err) {
       const deep = err instanceof RangeError;
-      done(new MemloomError(deep ? 'JSON_TOO_DEEP' : 'INVALID_JSON', deep ? 'The JSON body is nested too deeply.' : `The body is not valid JSON: ${(err as Error).message}`, { kind: 'input' }), undefined);
+      done(
+        new MemloomError(
+          deep ? 'JSON_TOO_DEEP' : 'INVALID_JSON',
+          deep ? 'The JSON body is nested too deeply.' : `The body is not valid JSON: ${(err as Error).message}`,
+          { kind: 'input' },
+        ),
+        undefined,
+      );
     }
   });
 }

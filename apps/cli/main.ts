@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   }
   const unknown = unknownFlags(spec, args);
   if (unknown.length > 0) {
-    process.stderr.write(`memloom ${spec.name}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `--${f}`).join(', ')}\n\n${commandUsage(spec)}\n`);
+    process.stderr.write(
+      `memloom ${spec.name}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `--${f}`).join(', ')}\n\n${commandUsage(spec)}\n`,
+    );
     process.exitCode = 2;
     return;
   }

@@ -59,7 +59,9 @@ function lineProgress(opts: ProgressOptions): Progress {
       if (now - last < interval) return;
       last = now;
       const pct = opts.total > 0 ? Math.min(100, Math.floor((done / opts.total) * 100)) : 100;
-      opts.stream.write(`ingest: ${pct}% of ${formatBytes(opts.total)} | ${c.files} file(s), ${c.lines} lines: ${c.accepted} new, ${c.duplicates} duplicate, ${c.rejected} rejected\n`);
+      opts.stream.write(
+        `ingest: ${pct}% of ${formatBytes(opts.total)} | ${c.files} file(s), ${c.lines} lines: ${c.accepted} new, ${c.duplicates} duplicate, ${c.rejected} rejected\n`,
+      );
     },
     log: (line) => void opts.stream.write(`${line}\n`),
     stop: () => undefined,

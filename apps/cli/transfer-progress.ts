@@ -11,11 +11,20 @@ export interface TransferProgress {
  * known (import: the file's size), a running count otherwise (export); on a pipe or a file, one
  * status line every `intervalMs`, without escape codes.
  */
-export function createTransferProgress(o: { label: string; total?: number; stream: NodeJS.WritableStream & { isTTY?: boolean }; intervalMs?: number }): TransferProgress {
+export function createTransferProgress(o: {
+  label: string;
+  total?: number;
+  stream: NodeJS.WritableStream & { isTTY?: boolean };
+  intervalMs?: number;
+}): TransferProgress {
   if (o.stream.isTTY === true) {
     const known = o.total !== undefined && o.total > 0;
     const bar = new SingleBar({
-      stream: o.stream, hideCursor: false, gracefulExit: false, clearOnComplete: false, etaBuffer: 50,
+      stream: o.stream,
+      hideCursor: false,
+      gracefulExit: false,
+      clearOnComplete: false,
+      etaBuffer: 50,
       format: known ? `${o.label} [{bar}] {percentage}% | {size} | {lines} lines | ETA {eta_formatted}` : `${o.label} {size} | {lines} lines`,
     });
     bar.start(known ? (o.total as number) : 1, 0, { size: formatBytes(0), lines: 0 });

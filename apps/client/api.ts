@@ -1,7 +1,20 @@
 import { MemloomError, type ErrorKind } from '../../src/errors.js';
 import type {
-  EntitySummary, EventsAnswer, ExportOptions, FeedbackAnswer, FeedbackRequest, ForgetAnswer, ForgetScope, ImportAnswer,
-  MemoryCorrection, MemoryDetail, MemoryListQuery, MemoryPage, RecallAnswer, RecallRequest, ServerStats,
+  EntitySummary,
+  EventsAnswer,
+  ExportOptions,
+  FeedbackAnswer,
+  FeedbackRequest,
+  ForgetAnswer,
+  ForgetScope,
+  ImportAnswer,
+  MemoryCorrection,
+  MemoryDetail,
+  MemoryListQuery,
+  MemoryPage,
+  RecallAnswer,
+  RecallRequest,
+  ServerStats,
 } from './types.js';
 import type { MemloomEvent } from './wire.js';
 
@@ -39,7 +52,11 @@ export interface MemloomApi {
     entity(id: string, depth?: 1 | 2 | 3): Promise<Record<string, unknown>>;
     schema(): Promise<Record<string, unknown>>;
   };
-  deadLetters(query?: { limit?: number; source?: 'file' | 'job' | 'http'; before?: string }): Promise<{ dead_letters: Array<Record<string, unknown>>; next_before: string | null }>;
+  deadLetters(query?: {
+    limit?: number;
+    source?: 'file' | 'job' | 'http';
+    before?: string;
+  }): Promise<{ dead_letters: Array<Record<string, unknown>>; next_before: string | null }>;
   /** GET /v1/export as a stream of bytes (JSON lines or Markdown). */
   exportStream(options?: ExportOptions): Promise<ReadableStream<Uint8Array>>;
   /** POST /v1/import with JSON lines (a string, bytes, or a stream of bytes). */
@@ -49,7 +66,8 @@ export interface MemloomApi {
 type Query = Record<string, string | number | boolean | string[] | undefined>;
 
 export function createApi(o: ApiOptions): MemloomApi {
-  const call = <T>(method: string, path: string, opts: { query?: Query; body?: unknown; raw?: RawBody; accept?: 'json' | 'text' | 'stream' } = {}) => request<T>(o, method, path, opts);
+  const call = <T>(method: string, path: string, opts: { query?: Query; body?: unknown; raw?: RawBody; accept?: 'json' | 'text' | 'stream' } = {}) =>
+    request<T>(o, method, path, opts);
   const id = (v: string) => encodeURIComponent(v);
   return {
     sendEvents: (events) => call('POST', '/v1/events', { body: Array.isArray(events) ? { events } : events }),
@@ -78,7 +96,8 @@ export function createApi(o: ApiOptions): MemloomApi {
       schema: () => call('GET', '/v1/schema'),
     },
     deadLetters: (q = {}) => call('GET', '/v1/dead-letters', { query: q }),
-    exportStream: (x = {}) => call('GET', '/v1/export', { query: { format: x.format, user_id: x.user_id, dataset: x.dataset, vectors: x.vectors }, accept: 'stream' }),
+    exportStream: (x = {}) =>
+      call('GET', '/v1/export', { query: { format: x.format, user_id: x.user_id, dataset: x.dataset, vectors: x.vectors }, accept: 'stream' }),
     importData: (body) => call('POST', '/v1/import', { raw: { body, type: 'application/x-ndjson' } }),
   };
 }
@@ -88,7 +107,12 @@ interface RawBody {
   type: string;
 }
 
-async function request<T>(o: ApiOptions, method: string, path: string, opts: { query?: Query; body?: unknown; raw?: RawBody; accept?: 'json' | 'text' | 'stream' }): Promise<T> {
+async function request<T>(
+  o: ApiOptions,
+  method: string,
+  path: string,
+  opts: { query?: Query; body?: unknown; raw?: RawBody; accept?: 'json' | 'text' | 'stream' },
+): Promise<T> {
   const url = `${o.url}${path}${queryString(opts.query)}`;
   const headers: Record<string, string> = {};
   if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
@@ -106,7 +130,13 @@ async function request<T>(o: ApiOptions, method: string, path: string, opts: { q
   const timer = setTimeout(() => controller.abort(), o.timeoutMs);
   let res: Response;
   try {
-    res = await o.fetch(url, { method, headers, body, signal: controller.signal, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+    res = await o.fetch(url, {
+      method,
+      headers,
+      body,
+      signal: controller.signal,
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+    } as RequestInit);
     if (streaming && res.ok) clearTimeout(timer);
     if (opts.accept === 'stream' && res.ok && res.body) return res.body as T;
     const text = await res.text();
@@ -114,9 +144,14 @@ async function request<T>(o: ApiOptions, method: string, path: string, opts: { q
     return (opts.accept === 'text' ? text : text === '' ? undefined : JSON.parse(text)) as T;
   } catch (err) {
     if (err instanceof MemloomError) throw err;
-    if (controller.signal.aborted) throw new MemloomError('API_TIMEOUT', `${method} ${path} got no answer within ${o.timeoutMs} ms`, { kind: 'unavailable', cause: err });
+    if (controller.signal.aborted)
+      throw new MemloomError('API_TIMEOUT', `${method} ${path} got no answer within ${o.timeoutMs} ms`, { kind: 'unavailable', cause: err });
     const reason = err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.message) : String(err);
-    throw new MemloomError('API_UNREACHABLE', `${method} ${o.url}${path} failed: ${reason}`, { kind: 'unavailable', cause: err, details: { url: o.url, reason } });
+    throw new MemloomError('API_UNREACHABLE', `${method} ${o.url}${path} failed: ${reason}`, {
+      kind: 'unavailable',
+      cause: err,
+      details: { url: o.url, reason },
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -130,7 +165,14 @@ function queryString(q: Query | undefined): string {
   return s === '' ? '' : `?${s}`;
 }
 
-const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'input', 401: 'unauthorized', 404: 'not_found', 409: 'conflict', 413: 'too_large', 429: 'rate_limited' };
+const KIND_OF_STATUS: Record<number, ErrorKind> = {
+  400: 'input',
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'too_large',
+  429: 'rate_limited',
+};
 
 /** The API's `{error: {code, message, details}}` as a MemloomError (a proxy's HTML page gets HTTP_<status>). */
 function apiError(method: string, path: string, status: number, text: string): MemloomError {

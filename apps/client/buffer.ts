@@ -113,7 +113,13 @@ export class Sender {
       this.#stats.spilled += seen.size;
     } catch (err) {
       this.#stats.dropped += seen.size;
-      this.#o.report(new MemloomError('SPILL_FAILED', 'Could not write the spill file at exit; events were lost.', { kind: 'internal', cause: err, details: { events: seen.size, dir: this.#o.spill.dir } }));
+      this.#o.report(
+        new MemloomError('SPILL_FAILED', 'Could not write the spill file at exit; events were lost.', {
+          kind: 'internal',
+          cause: err,
+          details: { events: seen.size, dir: this.#o.spill.dir },
+        }),
+      );
     }
   }
 
@@ -155,7 +161,15 @@ export class Sender {
         d = await deliver(batch, this.#o.transport);
       } catch (err) {
         // deliver() does not throw by contract; if it ever does, the events still go to disk.
-        d = { accepted: 0, duplicates: 0, rejected: [], undelivered: [...batch], error: new MemloomError('CLIENT_BUG', 'Delivery failed unexpectedly.', { kind: 'internal', cause: err }), requests: 0, retries: 0 };
+        d = {
+          accepted: 0,
+          duplicates: 0,
+          rejected: [],
+          undelivered: [...batch],
+          error: new MemloomError('CLIENT_BUG', 'Delivery failed unexpectedly.', { kind: 'internal', cause: err }),
+          requests: 0,
+          retries: 0,
+        };
       }
       this.#inFlight = [];
       this.#record(d);
@@ -202,13 +216,26 @@ export class Sender {
         const file = await this.#o.spill.append(events);
         this.#stats.spilled += events.length;
         this.#o.report(
-          new MemloomError('EVENTS_SPILLED', `${events.length} event(s) written to ${file} for the watcher: ${cause?.message ?? 'the API could not take them'}`, {
-            kind: 'unavailable', retryable: false, cause, details: { events: events.length, file, reason: cause?.code ?? 'unknown' },
-          }),
+          new MemloomError(
+            'EVENTS_SPILLED',
+            `${events.length} event(s) written to ${file} for the watcher: ${cause?.message ?? 'the API could not take them'}`,
+            {
+              kind: 'unavailable',
+              retryable: false,
+              cause,
+              details: { events: events.length, file, reason: cause?.code ?? 'unknown' },
+            },
+          ),
         );
       } catch (err) {
         this.#stats.dropped += events.length;
-        this.#o.report(new MemloomError('SPILL_FAILED', 'Could not write the spill file; events were lost.', { kind: 'internal', cause: err, details: { events: events.length, dir: this.#o.spill.dir } }));
+        this.#o.report(
+          new MemloomError('SPILL_FAILED', 'Could not write the spill file; events were lost.', {
+            kind: 'internal',
+            cause: err,
+            details: { events: events.length, dir: this.#o.spill.dir },
+          }),
+        );
       } finally {
         this.#spilling.delete(events);
       }

@@ -28,7 +28,14 @@ async function scriptedApi(answer: (n: number, events: Array<{ id: string; conte
       requests.push({ at: Date.now(), ids: events.map((e) => e.id), contents: events.map((e) => e.content) });
       const r = answer(requests.length, events);
       res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
-      res.end(JSON.stringify(r.body ?? (r.status === 202 ? { accepted: events.length, duplicates: 0, ids: events.map((e) => e.id) } : { error: { code: `HTTP_${r.status}`, message: 'scripted' } })));
+      res.end(
+        JSON.stringify(
+          r.body ??
+            (r.status === 202
+              ? { accepted: events.length, duplicates: 0, ids: events.map((e) => e.id) }
+              : { error: { code: `HTTP_${r.status}`, message: 'scripted' } }),
+        ),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +75,11 @@ describe('client against a real memloom', () => {
   it('sends N events in ceil(N / batchSize) requests and stores each once', async () => {
     const before = await events();
     let requests = 0;
-    const c = client({ url: m.url, batchSize: 100, flushIntervalMs: 60_000, fetch: (input, init) => {
+    const c = client({
+      url: m.url,
+      batchSize: 100,
+      flushIntervalMs: 60_000,
+      fetch: (input, init) => {
         requests += 1;
         return fetch(input, init);
       },
@@ -98,15 +109,37 @@ describe('client against a real memloom', () => {
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
     const garbage: unknown[] = [
-      undefined, null, 42, 'text', [], {}, { content: '' }, { content: '   ' }, { content: 5 }, { id: 7, content: 'x' }, { id: 'x'.repeat(201), content: 'x' },
-      { content: 'cycle', metadata: circular }, { content: 'big', metadata: { n: 10n } }, proxy,
-      Object.defineProperty({}, 'content', { enumerable: true, get: () => { throw new Error('getter'); } }),
+      undefined,
+      null,
+      42,
+      'text',
+      [],
+      {},
+      { content: '' },
+      { content: '   ' },
+      { content: 5 },
+      { id: 7, content: 'x' },
+      { id: 'x'.repeat(201), content: 'x' },
+      { content: 'cycle', metadata: circular },
+      { content: 'big', metadata: { n: 10n } },
+      proxy,
+      Object.defineProperty({}, 'content', {
+        enumerable: true,
+        get: () => {
+          throw new Error('getter');
+        },
+      }),
     ];
     for (const g of garbage) expect(typeof c.event(g as never)).toBe('string');
     expect(errors).toHaveLength(garbage.length);
     expect(errors.every((e) => e.code === 'EVENT_INVALID')).toBe(true);
     // A throwing onError is contained too.
-    const d = client({ url: m.url, onError: () => { throw new Error('handler'); } });
+    const d = client({
+      url: m.url,
+      onError: () => {
+        throw new Error('handler');
+      },
+    });
     expect(() => d.event(null as never)).not.toThrow();
     expect(c.stats().invalid).toBe(garbage.length);
   });
@@ -137,11 +170,19 @@ describe('client against a real memloom', () => {
 
   it('applies defaults and flushes on close()', async () => {
     const before = await events();
-    const c = createMemloom({ url: m.url, eventsDir: spillRoot, flushOnExit: false, flushIntervalMs: 60_000, defaults: { user_id: 'u-close', dataset: 'ds-close' } });
+    const c = createMemloom({
+      url: m.url,
+      eventsDir: spillRoot,
+      flushOnExit: false,
+      flushIntervalMs: 60_000,
+      defaults: { user_id: 'u-close', dataset: 'ds-close' },
+    });
     for (let i = 0; i < 5; i++) c.event({ content: `closing ${i}` });
     await c.close();
     expect(await events()).toBe(before + 5);
-    const { rows } = await withTenant(m.deps.db, 'default', (tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE user_id = 'u-close' AND dataset = 'ds-close'`));
+    const { rows } = await withTenant(m.deps.db, 'default', (tx) =>
+      tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE user_id = 'u-close' AND dataset = 'ds-close'`),
+    );
     expect(rows[0]?.n).toBe(5);
     const errors: MemloomError[] = [];
     const late = createMemloom({ url: m.url, eventsDir: spillRoot, flushOnExit: false, onError: (e) => errors.push(e) });
@@ -189,7 +230,19 @@ describe('client against scripted answers', () => {
   it('drops only the events a 400 names and resends the others', async () => {
     api = await scriptedApi((n) =>
       n === 1
-        ? { status: 400, body: { error: { code: 'INPUT_INVALID', message: 'bad', details: [{ index: 1, path: 'type', message: 'nope' }, { index: 3, path: 'ttl', message: 'nope' }] } } }
+        ? {
+            status: 400,
+            body: {
+              error: {
+                code: 'INPUT_INVALID',
+                message: 'bad',
+                details: [
+                  { index: 1, path: 'type', message: 'nope' },
+                  { index: 3, path: 'ttl', message: 'nope' },
+                ],
+              },
+            },
+          }
         : { status: 202 },
     );
     const errors: MemloomError[] = [];
@@ -197,7 +250,10 @@ describe('client against scripted answers', () => {
     const ids = ['e0', 'e1', 'e2', 'e3', 'e4'].map((id) => c.event({ id, content: id }));
     await c.flush();
     expect(api.requests.map((r) => r.ids)).toEqual([ids, ['e0', 'e2', 'e4']]);
-    expect(errors.map((e) => [e.code, e.details?.eventId, e.details?.path])).toEqual([['EVENT_REJECTED', 'e1', 'type'], ['EVENT_REJECTED', 'e3', 'ttl']]);
+    expect(errors.map((e) => [e.code, e.details?.eventId, e.details?.path])).toEqual([
+      ['EVENT_REJECTED', 'e1', 'type'],
+      ['EVENT_REJECTED', 'e3', 'ttl'],
+    ]);
     expect(c.stats()).toMatchObject({ accepted: 3, rejected: 2 });
   });
 

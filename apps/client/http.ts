@@ -36,7 +36,15 @@ export async function postEvents(batch: readonly WireEvent[], o: HttpOptions): P
     text = await res.text();
   } catch (err) {
     const reason = err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.name) : 'unknown';
-    return { kind: 'retry', afterMs: undefined, error: new MemloomError('API_UNREACHABLE', `POST ${o.url}/v1/events failed: ${reason}`, { kind: 'unavailable', cause: err, details: { url: o.url, reason } }) };
+    return {
+      kind: 'retry',
+      afterMs: undefined,
+      error: new MemloomError('API_UNREACHABLE', `POST ${o.url}/v1/events failed: ${reason}`, {
+        kind: 'unavailable',
+        cause: err,
+        details: { url: o.url, reason },
+      }),
+    };
   }
   const body = parseJson(text);
   if (res.status >= 200 && res.status < 300) {
@@ -46,7 +54,10 @@ export async function postEvents(batch: readonly WireEvent[], o: HttpOptions): P
   const message = typeof body?.error?.message === 'string' ? body.error.message : `POST /v1/events answered ${res.status}`;
   if (res.status === 400 || res.status === 422) return { kind: 'invalid', code, message, issues: issuesOf(body) };
   if (res.status === 413) return { kind: 'too_large' };
-  const error = new MemloomError(code, message, { kind: res.status === 429 ? 'rate_limited' : res.status >= 500 ? 'unavailable' : 'input', details: { url: o.url, status: res.status } });
+  const error = new MemloomError(code, message, {
+    kind: res.status === 429 ? 'rate_limited' : res.status >= 500 ? 'unavailable' : 'input',
+    details: { url: o.url, status: res.status },
+  });
   if (res.status === 408 || res.status === 429 || res.status >= 500) return { kind: 'retry', afterMs: retryAfterMs(res.headers.get('retry-after')), error };
   // 401/403/404…: retrying will not help, but the events are fine — the caller spills them.
   return { kind: 'fatal', error };

@@ -147,7 +147,9 @@ function safeReporter(onError: ((err: MemloomError) => void) | undefined): (err:
       if (onError) onError(err);
       else process.emitWarning(err.message, { type: 'MemloomWarning', code: err.code });
     } catch (handlerErr) {
-      process.emitWarning(`memloom onError handler threw: ${handlerErr instanceof Error ? handlerErr.message : String(handlerErr)}`, { type: 'MemloomWarning' });
+      process.emitWarning(`memloom onError handler threw: ${handlerErr instanceof Error ? handlerErr.message : String(handlerErr)}`, {
+        type: 'MemloomWarning',
+      });
     }
   };
 }

@@ -42,7 +42,10 @@ async function spillLines(): Promise<Array<{ id: string; content: string }>> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.jsonl'));
   const text = (await Promise.all(files.map((f) => readFile(path.join(dir, f), 'utf8')))).join('');
   expect(text.endsWith('\n')).toBe(true);
-  return text.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; content: string });
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; content: string });
 }
 
 const stats = async (m: TestMemloom) => (await getJson(`${m.url}/v1/stats`)).body.objects as { events: number; dead_letters: number };
@@ -59,7 +62,15 @@ async function watcherDone(m: TestMemloom): Promise<void> {
 describe('spilling to the events directory', () => {
   it('spills when the API is unreachable; a memloom with the watcher then stores every event once', async () => {
     const errors: MemloomError[] = [];
-    const c = createMemloom({ url: await deadUrl(), eventsDir, batchSize: 10, maxRetries: 1, backoff: { baseMs: 5 }, flushOnExit: false, onError: (e) => errors.push(e) });
+    const c = createMemloom({
+      url: await deadUrl(),
+      eventsDir,
+      batchSize: 10,
+      maxRetries: 1,
+      backoff: { baseMs: 5 },
+      flushOnExit: false,
+      onError: (e) => errors.push(e),
+    });
     const ids = Array.from({ length: 30 }, (_, i) => c.event({ content: `offline event ${i}`, session_id: 's-offline' }));
     await c.close();
     expect(errors.map((e) => e.code)).toEqual(['EVENTS_SPILLED', 'EVENTS_SPILLED', 'EVENTS_SPILLED']);
@@ -94,7 +105,10 @@ describe('spilling to the events directory', () => {
     const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     try {
       const c = createMemloom({ url, eventsDir, batchSize: 10, maxRetries: 1, backoff: { baseMs: 5 }, flushOnExit: false, onError: () => undefined });
-      const ids = [...Array.from({ length: 10 }, (_, i) => c.event({ content: `first ${i}` })), ...Array.from({ length: 10 }, (_, i) => c.event({ content: `second ${i}` }))];
+      const ids = [
+        ...Array.from({ length: 10 }, (_, i) => c.event({ content: `first ${i}` })),
+        ...Array.from({ length: 10 }, (_, i) => c.event({ content: `second ${i}` })),
+      ];
       await c.close();
       expect(forwarded).toBe(2); // the first batch, twice (first try and retry): stored once, then a duplicate
       expect((await spillLines()).map((l) => l.id)).toEqual(ids);
@@ -102,8 +116,13 @@ describe('spilling to the events directory', () => {
       await waitFor(async () => (await stats(m)).events === 20, { what: '20 events' });
       await watcherDone(m);
       expect(await stats(m)).toMatchObject({ events: 20, dead_letters: 0 });
-      const { rows } = await withTenant(m.deps.db, 'default', (tx) => tx.query<{ source: string; n: number }>('SELECT source, count(*)::int AS n FROM events GROUP BY source ORDER BY source'));
-      expect(rows).toEqual([{ source: 'file', n: 10 }, { source: 'http', n: 10 }]);
+      const { rows } = await withTenant(m.deps.db, 'default', (tx) =>
+        tx.query<{ source: string; n: number }>('SELECT source, count(*)::int AS n FROM events GROUP BY source ORDER BY source'),
+      );
+      expect(rows).toEqual([
+        { source: 'file', n: 10 },
+        { source: 'http', n: 10 },
+      ]);
     } finally {
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
     }
@@ -114,7 +133,16 @@ describe('spilling to the events directory', () => {
     // A never-answering API keeps the first batch in flight; the rest piles up in the buffer.
     const hang = createServer(() => undefined);
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
-    const c = createMemloom({ url: `http://127.0.0.1:${(hang.address() as { port: number }).port}`, eventsDir, batchSize: 5, maxBufferEvents: 20, maxRetries: 0, timeoutMs: 300, flushOnExit: false, onError: (e) => errors.push(e) });
+    const c = createMemloom({
+      url: `http://127.0.0.1:${(hang.address() as { port: number }).port}`,
+      eventsDir,
+      batchSize: 5,
+      maxBufferEvents: 20,
+      maxRetries: 0,
+      timeoutMs: 300,
+      flushOnExit: false,
+      onError: (e) => errors.push(e),
+    });
     try {
       const ids = Array.from({ length: 40 }, (_, i) => c.event({ content: `overflow ${i}` }));
       await c.close();
@@ -143,13 +171,19 @@ describe('flush on process exit', () => {
 
   it('delivers buffered events on beforeExit when the agent simply ends', async () => {
     const m = await start({ api: true, watcher: false });
-    const r = await agent(`const c = createMemloom({ url: process.env.URL, flushIntervalMs: 60000 });\nfor (let i = 0; i < 3; i++) c.event({ content: 'bye ' + i });`, { URL: m.url, EVENTS_DIR: eventsDir });
+    const r = await agent(
+      `const c = createMemloom({ url: process.env.URL, flushIntervalMs: 60000 });\nfor (let i = 0; i < 3; i++) c.event({ content: 'bye ' + i });`,
+      { URL: m.url, EVENTS_DIR: eventsDir },
+    );
     expect(r).toMatchObject({ code: 0, signal: null });
     expect((await stats(m)).events).toBe(3);
   });
 
   it('spills synchronously on process.exit()', async () => {
-    const r = await agent(`const c = createMemloom({ url: ${JSON.stringify(await deadUrl())}, flushIntervalMs: 60000 });\nfor (let i = 0; i < 3; i++) c.event({ id: 'exit-' + i, content: 'exit ' + i });\nprocess.exit(0);`, { EVENTS_DIR: eventsDir });
+    const r = await agent(
+      `const c = createMemloom({ url: ${JSON.stringify(await deadUrl())}, flushIntervalMs: 60000 });\nfor (let i = 0; i < 3; i++) c.event({ id: 'exit-' + i, content: 'exit ' + i });\nprocess.exit(0);`,
+      { EVENTS_DIR: eventsDir },
+    );
     expect(r).toMatchObject({ code: 0 });
     expect((await spillLines()).map((l) => l.id)).toEqual(['exit-0', 'exit-1', 'exit-2']);
   });

@@ -69,7 +69,9 @@ async function deliverInto(batch: readonly WireEvent[], t: TransportOptions, out
         const { rejected, rest } = rejectionsOf(pending, answer.issues);
         if (rejected.length === 0) {
           // No usable index (e.g. the body as a whole was refused): nothing in this batch can be stored.
-          out.rejected.push(...pending.map((event) => ({ event, code: 'EVENT_REJECTED' as const, issues: [{ path: '', message: `${answer.code}: ${answer.message}` }] })));
+          out.rejected.push(
+            ...pending.map((event) => ({ event, code: 'EVENT_REJECTED' as const, issues: [{ path: '', message: `${answer.code}: ${answer.message}` }] })),
+          );
           return;
         }
         out.rejected.push(...rejected);
@@ -79,7 +81,11 @@ async function deliverInto(batch: readonly WireEvent[], t: TransportOptions, out
       case 'too_large': {
         const [only] = pending;
         if (pending.length === 1 && only) {
-          out.rejected.push({ event: only, code: 'EVENT_TOO_LARGE', issues: [{ path: '', message: `the event (${only.bytes} bytes as JSON) is over the API's size limit` }] });
+          out.rejected.push({
+            event: only,
+            code: 'EVENT_TOO_LARGE',
+            issues: [{ path: '', message: `the event (${only.bytes} bytes as JSON) is over the API's size limit` }],
+          });
           return;
         }
         const mid = Math.ceil(pending.length / 2);

@@ -42,7 +42,13 @@ export interface RecallResult {
   occurred_at: string;
   recorded_at: string;
   source: { event_ids: string[]; session_id: string | null; dataset: string | null };
-  triplet?: { source: string; relation: string; target: string; direction: 'out' | 'in' | 'none'; chunks: Array<{ id: string; content: string; event_id: string }> };
+  triplet?: {
+    source: string;
+    relation: string;
+    target: string;
+    direction: 'out' | 'in' | 'none';
+    chunks: Array<{ id: string; content: string; event_id: string }>;
+  };
 }
 
 export interface RecallAnswer {
@@ -85,7 +91,10 @@ export interface MemoryPage {
 }
 
 export interface MemoryDetail extends MemoryItem {
-  provenance: { events: Array<{ id: string; session_id: string | null; dataset: string; occurred_at: string; type: string; source: string }>; runs: Array<{ id: string; stage: string; model: string | null; started_at: string }> };
+  provenance: {
+    events: Array<{ id: string; session_id: string | null; dataset: string; occurred_at: string; type: string; source: string }>;
+    runs: Array<{ id: string; stage: string; model: string | null; started_at: string }>;
+  };
   versions: Array<{ id: string; version: number; content: string; status: string; valid_from: string; superseded_by: string | null }>;
   relations: Array<Record<string, unknown>>;
   entities: Array<{ id: string; name: string; type: string; [field: string]: unknown }>;

@@ -43,12 +43,17 @@ const MAX_ID_CHARS = 200;
 /** Builds a wire event from caller input with cheap checks only; never throws (getters, cycles and BigInts included). */
 export function toWireEvent(input: unknown, defaults: EventDefaults): WireResult {
   let id: string = randomUUID();
-  const invalid = (reason: string): WireResult => ({ ok: false, id, error: new MemloomError('EVENT_INVALID', `Event dropped: ${reason}`, { kind: 'input', details: { eventId: id, reason } }) });
+  const invalid = (reason: string): WireResult => ({
+    ok: false,
+    id,
+    error: new MemloomError('EVENT_INVALID', `Event dropped: ${reason}`, { kind: 'input', details: { eventId: id, reason } }),
+  });
   try {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return invalid('an event must be an object');
     const e = input as Record<string, unknown>;
     if (e.id !== undefined && e.id !== null) {
-      if (typeof e.id !== 'string' || e.id.trim() === '' || e.id.length > MAX_ID_CHARS) return invalid(`id must be a non-empty string of at most ${MAX_ID_CHARS} characters`);
+      if (typeof e.id !== 'string' || e.id.trim() === '' || e.id.length > MAX_ID_CHARS)
+        return invalid(`id must be a non-empty string of at most ${MAX_ID_CHARS} characters`);
       id = e.id;
     }
     if (typeof e.content !== 'string' || e.content.trim() === '') return invalid('content must be a non-empty string');

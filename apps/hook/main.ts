@@ -36,8 +36,13 @@ interface HookInput {
 }
 
 const ALIASES: Record<string, string> = {
-  'session-start': 'SessionStart', prompt: 'UserPromptSubmit', 'user-prompt': 'UserPromptSubmit', stop: 'Stop', turn: 'Stop',
-  tool: 'PostToolUse', 'session-end': 'SessionEnd',
+  'session-start': 'SessionStart',
+  prompt: 'UserPromptSubmit',
+  'user-prompt': 'UserPromptSubmit',
+  stop: 'Stop',
+  turn: 'Stop',
+  tool: 'PostToolUse',
+  'session-end': 'SessionEnd',
 };
 
 export interface HookEnv {
@@ -64,14 +69,27 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
   const user = env.MEMLOOM_USER_ID;
   const agent = env.MEMLOOM_AGENT_ID ?? 'claude-code';
   const session = input.session_id ?? env.MEMLOOM_SESSION_ID;
-  const api = createApi({ url: (env.MEMLOOM_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? '8787'}`).replace(/\/+$/, ''), apiKey: env.MEMLOOM_API_KEY, fetch: globalThis.fetch, timeoutMs: Number(env.MEMLOOM_HOOK_TIMEOUT_MS ?? 3000) });
+  const api = createApi({
+    url: (env.MEMLOOM_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? '8787'}`).replace(/\/+$/, ''),
+    apiKey: env.MEMLOOM_API_KEY,
+    fetch: globalThis.fetch,
+    timeoutMs: Number(env.MEMLOOM_HOOK_TIMEOUT_MS ?? 3000),
+  });
   const base = { user_id: user, agent_id: agent, session_id: session, dataset: env.MEMLOOM_DATASET };
-  const record = (events: MemloomEvent[]) => store(events.map((e) => ({ ...base, ...e })), env, session, io, api);
+  const record = (events: MemloomEvent[]) =>
+    store(
+      events.map((e) => ({ ...base, ...e })),
+      env,
+      session,
+      io,
+      api,
+    );
 
   switch (name) {
     case 'SessionStart': {
       const md = await workingMemory(api, env, user, io);
-      if (md) io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: `# Working memory (memloom)\n\n${md}` } })}\n`);
+      if (md)
+        io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: `# Working memory (memloom)\n\n${md}` } })}\n`);
       return;
     }
     case 'UserPromptSubmit': {
@@ -79,10 +97,14 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
       await record([{ type: 'message', role: 'user', content: input.prompt }]);
       const n = Number(env.MEMLOOM_HOOK_RECALL ?? 0);
       if (Number.isInteger(n) && n > 0) {
-        const found = await api.recall({ query: input.prompt.slice(0, 10_000), user_id: user, limit: Math.min(n, 20), mode: 'memories' }).catch((err: Error) => void io.stderr(`memloom-hook: recall failed: ${err.message}\n`));
+        const found = await api
+          .recall({ query: input.prompt.slice(0, 10_000), user_id: user, limit: Math.min(n, 20), mode: 'memories' })
+          .catch((err: Error) => void io.stderr(`memloom-hook: recall failed: ${err.message}\n`));
         if (found && found.results.length > 0) {
           const lines = found.results.map((r) => `- [${r.kind ?? r.type}, ${r.occurred_at.slice(0, 10)}] ${r.content}`).join('\n');
-          io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: `Relevant memories (memloom):\n${lines}` } })}\n`);
+          io.stdout(
+            `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: `Relevant memories (memloom):\n${lines}` } })}\n`,
+          );
         }
       }
       return;
@@ -115,7 +137,12 @@ async function workingMemory(api: ReturnType<typeof createApi>, env: HookEnv, us
       return null;
     }
     const tenant = env.MEMLOOM_TENANT && env.MEMLOOM_TENANT !== 'default' ? [env.MEMLOOM_TENANT] : [];
-    const file = path.resolve(env.MEMLOOM_HOME, 'working-memory', ...tenant, briefingFileName(user ?? '', (s) => createHash('sha256').update(s).digest('hex').slice(0, 16)));
+    const file = path.resolve(
+      env.MEMLOOM_HOME,
+      'working-memory',
+      ...tenant,
+      briefingFileName(user ?? '', (s) => createHash('sha256').update(s).digest('hex').slice(0, 16)),
+    );
     try {
       return readFileSync(file, 'utf8');
     } catch {
@@ -163,7 +190,12 @@ async function readStdin(): Promise<string> {
 /** Entry point of bin/memloom-hook.js and `memloom hook`. */
 export async function main(argv: string[]): Promise<void> {
   try {
-    await runHook(argv, { stdin: await readStdin(), stdout: (s) => void process.stdout.write(s), stderr: (s) => void process.stderr.write(s), env: process.env });
+    await runHook(argv, {
+      stdin: await readStdin(),
+      stdout: (s) => void process.stdout.write(s),
+      stderr: (s) => void process.stderr.write(s),
+      env: process.env,
+    });
   } catch (err) {
     process.stderr.write(`memloom-hook: ${(err as Error).message}\n`);
   }

@@ -14,7 +14,12 @@ export function clientBackend(api: MemloomApi & Partial<Pick<MemloomClient, 'eve
       if (mode === 'buffered' && api.event) return { id: api.event(event), status: 'queued' };
       const answer = await api.sendEvents(event);
       const id = answer.ids[0];
-      if (!id) throw new MemloomError(answer.error?.code ?? 'INPUT_INVALID', answer.error?.details.map((d) => `${d.path || 'event'}: ${d.message}`).join('; ') ?? 'The event was rejected.', { kind: 'input' });
+      if (!id)
+        throw new MemloomError(
+          answer.error?.code ?? 'INPUT_INVALID',
+          answer.error?.details.map((d) => `${d.path || 'event'}: ${d.message}`).join('; ') ?? 'The event was rejected.',
+          { kind: 'input' },
+        );
       return { id, status: 'stored' };
     },
     recall: (r) => api.recall(r),

@@ -12,7 +12,11 @@ import { createMcpServer, type McpDefaults } from './tools.js';
  */
 export function mcpRoutes(app: FastifyInstance, version: string): void {
   app.post('/mcp', async (req, reply) => {
-    const server = createMcpServer(clientBackend(createApi({ url: 'http://memloom.internal', fetch: injectFetch(app, req), timeoutMs: 120_000 }), 'direct'), defaultsOf(req), version);
+    const server = createMcpServer(
+      clientBackend(createApi({ url: 'http://memloom.internal', fetch: injectFetch(app, req), timeoutMs: 120_000 }), 'direct'),
+      defaultsOf(req),
+      version,
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {
@@ -32,14 +36,18 @@ export function mcpRoutes(app: FastifyInstance, version: string): void {
   });
   // Stateless: no server-to-client stream to open, no session to end.
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-    reply.status(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages.' }, id: null });
+    reply
+      .status(405)
+      .header('allow', 'POST')
+      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages.' }, id: null });
   app.get('/mcp', notAllowed);
   app.delete('/mcp', notAllowed);
 }
 
 function defaultsOf(req: FastifyRequest): McpDefaults {
   const q = (req.query ?? {}) as Record<string, unknown>;
-  const pick = (k: string) => (typeof q[k] === 'string' && (q[k] as string).trim() !== '' && (q[k] as string).length <= 200 ? (q[k] as string).trim() : undefined);
+  const pick = (k: string) =>
+    typeof q[k] === 'string' && (q[k] as string).trim() !== '' && (q[k] as string).length <= 200 ? (q[k] as string).trim() : undefined;
   return { user_id: pick('user_id'), agent_id: pick('agent_id'), session_id: pick('session_id'), dataset: pick('dataset') };
 }
 
@@ -51,7 +59,12 @@ function injectFetch(app: FastifyInstance, outer: FastifyRequest): typeof fetch 
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     const headers = { ...(init.headers as Record<string, string> | undefined), ...auth };
-    const res = await app.inject({ method: (init.method ?? 'GET') as 'GET', url: url.pathname + url.search, headers, ...(typeof init.body === 'string' ? { payload: init.body } : {}) });
+    const res = await app.inject({
+      method: (init.method ?? 'GET') as 'GET',
+      url: url.pathname + url.search,
+      headers,
+      ...(typeof init.body === 'string' ? { payload: init.body } : {}),
+    });
     const outHeaders = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) outHeaders.set(k, Array.isArray(v) ? v.join(', ') : String(v));
     return new Response(res.statusCode === 204 ? null : res.rawPayload, { status: res.statusCode, headers: outHeaders });

@@ -25,7 +25,10 @@ export interface StdioOptions {
  */
 export async function runStdioServer(o: StdioOptions): Promise<void> {
   const client = createMemloom({
-    url: o.url, apiKey: o.apiKey, eventsDir: o.eventsDir, tenant: o.tenant,
+    url: o.url,
+    apiKey: o.apiKey,
+    eventsDir: o.eventsDir,
+    tenant: o.tenant,
     defaults: { user_id: o.defaults.user_id, agent_id: o.defaults.agent_id, session_id: o.defaults.session_id, dataset: o.defaults.dataset },
     onError: (err) => o.log.warn({ code: err.code }, 'mcp: event not delivered'),
   });

@@ -30,95 +30,164 @@ const WM_URI = 'memloom://working-memory';
 
 /** The memloom MCP server: tools remember, recall, forget, get_working_memory and the working memory as a resource. */
 export function createMcpServer(backend: McpBackend, defaults: McpDefaults, version: string): McpServer {
-  const server = new McpServer({ name: 'memloom', version }, {
-    instructions: 'memloom is your long-term memory. Read the working-memory resource (or call get_working_memory) at the start of a task; call recall before answering questions about past work, decisions or preferences; call remember for anything worth keeping (decisions, preferences, facts, outcomes). remember returns at once.',
-  });
+  const server = new McpServer(
+    { name: 'memloom', version },
+    {
+      instructions:
+        'memloom is your long-term memory. Read the working-memory resource (or call get_working_memory) at the start of a task; call recall before answering questions about past work, decisions or preferences; call remember for anything worth keeping (decisions, preferences, facts, outcomes). remember returns at once.',
+    },
+  );
   const user = (u: string | undefined) => u ?? defaults.user_id;
 
-  server.registerTool('remember', {
-    title: 'Remember',
-    description: 'Store something worth keeping in long-term memory: a decision and its reason, a user preference, a fact about the project, an outcome, a procedure that worked. Returns at once (fire-and-forget); memloom extracts memories in the background, so it becomes recallable within seconds to a minute. Write one self-contained statement per call, with names instead of pronouns.',
-    inputSchema: {
-      content: z.string().trim().min(1).max(100_000).describe('what to remember, self-contained (e.g. "We chose PostgreSQL over MongoDB for the event store because we need transactions.")'),
-      type: z.enum(EVENT_TYPES).default('note').describe('decision, note (default), message, document, …'),
-      role: z.enum(EVENT_ROLES).optional(),
-      importance: z.number().int().min(1).max(10).optional().describe('1-10; 7 or more for things that must not be forgotten'),
-      user_id: scope.optional().describe('whose memory this is (default: the configured user)'),
-      session_id: scope.optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember',
+      description:
+        'Store something worth keeping in long-term memory: a decision and its reason, a user preference, a fact about the project, an outcome, a procedure that worked. Returns at once (fire-and-forget); memloom extracts memories in the background, so it becomes recallable within seconds to a minute. Write one self-contained statement per call, with names instead of pronouns.',
+      inputSchema: {
+        content: z
+          .string()
+          .trim()
+          .min(1)
+          .max(100_000)
+          .describe('what to remember, self-contained (e.g. "We chose PostgreSQL over MongoDB for the event store because we need transactions.")'),
+        type: z.enum(EVENT_TYPES).default('note').describe('decision, note (default), message, document, …'),
+        role: z.enum(EVENT_ROLES).optional(),
+        importance: z.number().int().min(1).max(10).optional().describe('1-10; 7 or more for things that must not be forgotten'),
+        user_id: scope.optional().describe('whose memory this is (default: the configured user)'),
+        session_id: scope.optional(),
+        metadata: z.record(z.string(), z.unknown()).optional(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  }, (args) => guarded(async () => {
-    const event: MemloomEvent = {
-      content: args.content, type: args.type, role: args.role, importance: args.importance, metadata: args.metadata,
-      user_id: user(args.user_id), agent_id: defaults.agent_id, session_id: args.session_id ?? defaults.session_id, dataset: defaults.dataset,
-    };
-    const r = await backend.remember(event);
-    return `Remembered (event ${r.id}, ${r.status}). It becomes recallable once processed; no need to wait.`;
-  }));
+    (args) =>
+      guarded(async () => {
+        const event: MemloomEvent = {
+          content: args.content,
+          type: args.type,
+          role: args.role,
+          importance: args.importance,
+          metadata: args.metadata,
+          user_id: user(args.user_id),
+          agent_id: defaults.agent_id,
+          session_id: args.session_id ?? defaults.session_id,
+          dataset: defaults.dataset,
+        };
+        const r = await backend.remember(event);
+        return `Remembered (event ${r.id}, ${r.status}). It becomes recallable once processed; no need to wait.`;
+      }),
+  );
 
-  server.registerTool('recall', {
-    title: 'Recall',
-    description: 'Search long-term memory before answering questions about earlier work, decisions, preferences, people or facts. Hybrid search (meaning + keywords + entities + recency). mode "chunks" (default) returns the raw evidence from past messages (each with the neighbouring turns in its index key); "memories" distilled statements; "graph" relations between entities; "auto" memories and chunks together. Results are ranked, best first, each with its kind, date and score.',
-    inputSchema: {
-      query: z.string().trim().min(1).max(10_000).describe('a question or keywords, e.g. "which database did we choose and why"'),
-      mode: z.enum(RECALL_MODES).default(DEFAULT_RECALL_MODE),
-      limit: z.number().int().min(1).max(50).default(8),
-      user_id: scope.optional().describe('whose memory to search (default: the configured user)'),
-      session_id: scope.optional().describe('only this session'),
-      kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional().describe('only these kinds of memory'),
+  server.registerTool(
+    'recall',
+    {
+      title: 'Recall',
+      description:
+        'Search long-term memory before answering questions about earlier work, decisions, preferences, people or facts. Hybrid search (meaning + keywords + entities + recency). mode "chunks" (default) returns the raw evidence from past messages (each with the neighbouring turns in its index key); "memories" distilled statements; "graph" relations between entities; "auto" memories and chunks together. Results are ranked, best first, each with its kind, date and score.',
+      inputSchema: {
+        query: z.string().trim().min(1).max(10_000).describe('a question or keywords, e.g. "which database did we choose and why"'),
+        mode: z.enum(RECALL_MODES).default(DEFAULT_RECALL_MODE),
+        limit: z.number().int().min(1).max(50).default(8),
+        user_id: scope.optional().describe('whose memory to search (default: the configured user)'),
+        session_id: scope.optional().describe('only this session'),
+        kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional().describe('only these kinds of memory'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (args) => guarded(async () => {
-    const answer = await backend.recall({
-      query: args.query, mode: args.mode, limit: args.limit, user_id: user(args.user_id), session_id: args.session_id, kinds: args.kinds, dataset: defaults.dataset,
-    });
-    return formatRecall(answer);
-  }));
+    (args) =>
+      guarded(async () => {
+        const answer = await backend.recall({
+          query: args.query,
+          mode: args.mode,
+          limit: args.limit,
+          user_id: user(args.user_id),
+          session_id: args.session_id,
+          kinds: args.kinds,
+          dataset: defaults.dataset,
+        });
+        return formatRecall(answer);
+      }),
+  );
 
-  server.registerTool('forget', {
-    title: 'Forget',
-    description: 'Delete memory for good, following provenance: one memory (memory_id, from recall results), one stored event, a session, a user or a dataset. Give exactly one; a session is the configured user\'s unless user_id names another. Only when the user asks to forget something or a memory is wrong and harmful; to correct a memory, remember the correct statement instead.',
-    inputSchema: {
-      memory_id: z.uuid().optional(),
-      event_id: z.uuid().optional(),
-      session_id: scope.optional(),
-      user_id: scope.optional().describe('alone: everything of this user; with session_id: whose session (default: the configured user)'),
-      dataset: scope.optional(),
+  server.registerTool(
+    'forget',
+    {
+      title: 'Forget',
+      description:
+        "Delete memory for good, following provenance: one memory (memory_id, from recall results), one stored event, a session, a user or a dataset. Give exactly one; a session is the configured user's unless user_id names another. Only when the user asks to forget something or a memory is wrong and harmful; to correct a memory, remember the correct statement instead.",
+      inputSchema: {
+        memory_id: z.uuid().optional(),
+        event_id: z.uuid().optional(),
+        session_id: scope.optional(),
+        user_id: scope.optional().describe('alone: everything of this user; with session_id: whose session (default: the configured user)'),
+        dataset: scope.optional(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  }, (args) => guarded(async () => {
-    const given = Object.entries(args).filter(([, v]) => v !== undefined) as Array<[string, string]>;
-    const sessionOfUser = given.length === 2 && args.session_id !== undefined && args.user_id !== undefined;
-    if (given.length !== 1 && !sessionOfUser) throw new MemloomError('INPUT_INVALID', 'Give exactly one of memory_id, event_id, session_id, user_id, dataset (user_id may accompany session_id).', { kind: 'input' });
-    const [key, value] = given[0] as [string, string];
-    // A session id is unique only within its user: the configured user's, unless the call names one.
-    const target: ForgetScope | { memory_id: string } = args.session_id !== undefined
-      ? { session_id: args.session_id, ...(user(args.user_id) ? { user_id: user(args.user_id) as string } : {}) }
-      : ({ [key]: value } as ForgetScope | { memory_id: string });
-    const r = await backend.forget(target);
-    if (r.nothing_to_forget) return 'Nothing to forget: no such object (or already forgotten).';
-    const removed = Object.entries(r.removed).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
-    return `Forgotten: ${removed || 'nothing else'}.`;
-  }));
+    (args) =>
+      guarded(async () => {
+        const given = Object.entries(args).filter(([, v]) => v !== undefined) as Array<[string, string]>;
+        const sessionOfUser = given.length === 2 && args.session_id !== undefined && args.user_id !== undefined;
+        if (given.length !== 1 && !sessionOfUser)
+          throw new MemloomError('INPUT_INVALID', 'Give exactly one of memory_id, event_id, session_id, user_id, dataset (user_id may accompany session_id).', {
+            kind: 'input',
+          });
+        const [key, value] = given[0] as [string, string];
+        // A session id is unique only within its user: the configured user's, unless the call names one.
+        const target: ForgetScope | { memory_id: string } =
+          args.session_id !== undefined
+            ? { session_id: args.session_id, ...(user(args.user_id) ? { user_id: user(args.user_id) as string } : {}) }
+            : ({ [key]: value } as ForgetScope | { memory_id: string });
+        const r = await backend.forget(target);
+        if (r.nothing_to_forget) return 'Nothing to forget: no such object (or already forgotten).';
+        const removed = Object.entries(r.removed)
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ');
+        return `Forgotten: ${removed || 'nothing else'}.`;
+      }),
+  );
 
-  server.registerTool('get_working_memory', {
-    title: 'Get working memory',
-    description: 'The working memory of a user: a short Markdown digest of what matters now (recent decisions, open plans, key procedures and preferences). Read it at the start of a task. The same text is the resource memloom://working-memory.',
-    inputSchema: { user_id: scope.optional().describe('default: the configured user') },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (args) => guarded(async () => (await backend.workingMemory(user(args.user_id))) ?? 'No working memory yet for this user (nothing important recorded, or not refreshed yet).'));
+  server.registerTool(
+    'get_working_memory',
+    {
+      title: 'Get working memory',
+      description:
+        'The working memory of a user: a short Markdown digest of what matters now (recent decisions, open plans, key procedures and preferences). Read it at the start of a task. The same text is the resource memloom://working-memory.',
+      inputSchema: { user_id: scope.optional().describe('default: the configured user') },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(
+        async () =>
+          (await backend.workingMemory(user(args.user_id))) ?? 'No working memory yet for this user (nothing important recorded, or not refreshed yet).',
+      ),
+  );
 
   const readWm = async (uri: URL, userId: string | undefined) => ({
     contents: [{ uri: uri.href, mimeType: 'text/markdown', text: (await backend.workingMemory(userId)) ?? '_No working memory yet._' }],
   });
-  server.registerResource('working-memory', WM_URI, {
-    title: 'Working memory', mimeType: 'text/markdown',
-    description: `What matters now for ${defaults.user_id ? `user ${defaults.user_id}` : 'the default user'}: recent decisions, open plans, key procedures.`,
-  }, (uri) => readWm(uri, defaults.user_id));
-  server.registerResource('working-memory-of-user', new ResourceTemplate(`${WM_URI}/{user_id}`, { list: undefined }), {
-    title: 'Working memory of a user', mimeType: 'text/markdown', description: 'The working memory of the user named in the URI.',
-  }, (uri, vars) => readWm(uri, decodeURIComponent(String(vars.user_id))));
+  server.registerResource(
+    'working-memory',
+    WM_URI,
+    {
+      title: 'Working memory',
+      mimeType: 'text/markdown',
+      description: `What matters now for ${defaults.user_id ? `user ${defaults.user_id}` : 'the default user'}: recent decisions, open plans, key procedures.`,
+    },
+    (uri) => readWm(uri, defaults.user_id),
+  );
+  server.registerResource(
+    'working-memory-of-user',
+    new ResourceTemplate(`${WM_URI}/{user_id}`, { list: undefined }),
+    {
+      title: 'Working memory of a user',
+      mimeType: 'text/markdown',
+      description: 'The working memory of the user named in the URI.',
+    },
+    (uri, vars) => readWm(uri, decodeURIComponent(String(vars.user_id))),
+  );
   return server;
 }
 

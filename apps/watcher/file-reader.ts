@@ -77,16 +77,27 @@ export async function readEventsFile(
     const saved = await getOffset(deps.db, relPath);
     let pos: Position = { offset: 0, line: 0, tail: Buffer.alloc(0) };
     if (saved) {
-      const tail = info.size >= saved.byte_offset ? await readAt(fh, Math.max(0, saved.byte_offset - TAIL_BYTES), Math.min(TAIL_BYTES, saved.byte_offset)) : undefined;
+      const tail =
+        info.size >= saved.byte_offset ? await readAt(fh, Math.max(0, saved.byte_offset - TAIL_BYTES), Math.min(TAIL_BYTES, saved.byte_offset)) : undefined;
       const reason =
-        saved.inode !== inode ? 'replaced'
-        : tail === undefined ? 'truncated'
-        : saved.fingerprint !== null && fingerprint(tail) !== saved.fingerprint ? 'rewritten'
-        : undefined;
+        saved.inode !== inode
+          ? 'replaced'
+          : tail === undefined
+            ? 'truncated'
+            : saved.fingerprint !== null && fingerprint(tail) !== saved.fingerprint
+              ? 'rewritten'
+              : undefined;
       if (reason) deps.log.info({ file: relPath, reason }, 'events file restarts at 0');
       else pos = { offset: saved.byte_offset, line: saved.line_number, tail: tail ?? Buffer.alloc(0) };
     }
-    const save = (p: Position): FileOffset & { size: number } => ({ path: relPath, inode, fingerprint: fingerprint(p.tail), byte_offset: p.offset, line_number: p.line, size: info.size });
+    const save = (p: Position): FileOffset & { size: number } => ({
+      path: relPath,
+      inode,
+      fingerprint: fingerprint(p.tail),
+      byte_offset: p.offset,
+      line_number: p.line,
+      size: info.size,
+    });
     // what the table holds for this file, to skip a write that would change nothing
     let written: Omit<FileOffset, 'path'> | undefined = saved;
     const store = async (lines: FileLine[], bad: FileDeadLetter[], next: Position) => {
@@ -119,12 +130,22 @@ export async function readEventsFile(
         const isLast = i + LINES_PER_TX >= lines.length;
         // the offset after this slice: the end of its last line, or the whole consumed span for the last slice
         const end = isLast ? consumed : (slice[slice.length - 1] as FileLine).end;
-        await store(slice, [], { offset: start.offset + end, line: isLast ? lastLine : (slice[slice.length - 1] as FileLine).number, tail: tailAt(start.tail, buf, end) });
+        await store(slice, [], {
+          offset: start.offset + end,
+          line: isLast ? lastLine : (slice[slice.length - 1] as FileLine).number,
+          tail: tailAt(start.tail, buf, end),
+        });
         if (!isLast && opts.shouldStop?.()) break reading; // shutting down: the offset stored is exact
       }
     }
     const current = save(pos);
-    if (!written || written.inode !== inode || written.fingerprint !== current.fingerprint || written.byte_offset !== pos.offset || written.line_number !== pos.line) {
+    if (
+      !written ||
+      written.inode !== inode ||
+      written.fingerprint !== current.fingerprint ||
+      written.byte_offset !== pos.offset ||
+      written.line_number !== pos.line
+    ) {
       await saveOffset(deps.db, current);
     }
   } finally {
@@ -143,10 +164,19 @@ async function skipLongLine(fh: FileHandle, pos: Position, head: Buffer, size: n
     const nl = chunk.indexOf(0x0a);
     if (nl !== -1) {
       const end = at + nl + 1;
-      const before = nl + 1 >= TAIL_BYTES ? chunk.subarray(nl + 1 - TAIL_BYTES, nl + 1) : Buffer.concat([prev.subarray(prev.length - TAIL_BYTES), chunk.subarray(0, nl + 1)]);
+      const before =
+        nl + 1 >= TAIL_BYTES
+          ? chunk.subarray(nl + 1 - TAIL_BYTES, nl + 1)
+          : Buffer.concat([prev.subarray(prev.length - TAIL_BYTES), chunk.subarray(0, nl + 1)]);
       return {
         next: { offset: end, line: pos.line + 1, tail: Buffer.from(before.subarray(before.length - TAIL_BYTES)) },
-        deadLetter: { file: '', line: pos.line + 1, code: 'LINE_TOO_LONG', message: `the line is ${end - pos.offset} bytes, over the ${MAX_LINE_BYTES}-byte limit`, payload: head.toString('utf8', 0, 1024) },
+        deadLetter: {
+          file: '',
+          line: pos.line + 1,
+          code: 'LINE_TOO_LONG',
+          message: `the line is ${end - pos.offset} bytes, over the ${MAX_LINE_BYTES}-byte limit`,
+          payload: head.toString('utf8', 0, 1024),
+        },
       };
     }
     at += chunk.length;

@@ -5,7 +5,10 @@ describe('completeLines', () => {
   it('takes only lines ending in \\n and leaves the rest for a later read', () => {
     const buf = Buffer.from('{"a":1}\n{"b":2}\n{"c":');
     const r = completeLines(buf, 0, 0);
-    expect(r.lines.map((l) => [l.number, l.text])).toEqual([[1, '{"a":1}'], [2, '{"b":2}']]);
+    expect(r.lines.map((l) => [l.number, l.text])).toEqual([
+      [1, '{"a":1}'],
+      [2, '{"b":2}'],
+    ]);
     expect(r.consumed).toBe(16);
     expect(r.lastLine).toBe(2);
     const rest = completeLines(Buffer.concat([buf.subarray(r.consumed), Buffer.from('3}\n')]), r.consumed, r.lastLine);
@@ -31,6 +34,9 @@ describe('completeLines', () => {
 
   it('reports each line end relative to the buffer', () => {
     const r = completeLines(Buffer.from('ab\ncd\n'), 100, 7);
-    expect(r.lines.map((l) => [l.number, l.end])).toEqual([[8, 3], [9, 6]]);
+    expect(r.lines.map((l) => [l.number, l.end])).toEqual([
+      [8, 3],
+      [9, 6],
+    ]);
   });
 });

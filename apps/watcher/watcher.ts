@@ -112,7 +112,10 @@ export async function startWatcher(deps: Deps, opts: { rescanMs?: number; parall
     ignoreInitial: false,
     persistent: true,
   });
-  watcher.on('add', schedule).on('change', schedule).on('error', (err) => log.error({ err }, 'watch error'));
+  watcher
+    .on('add', schedule)
+    .on('change', schedule)
+    .on('error', (err) => log.error({ err }, 'watch error'));
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
   const timer = setInterval(() => void rescan().catch((err: unknown) => log.warn({ err }, 'events directory rescan failed')), opts.rescanMs ?? RESCAN_MS);

@@ -66,7 +66,11 @@ export async function startEmbeddedDatabase(opts: {
   }
 }
 
-async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts: { port: number; log: Logger; inMemory?: boolean; sharedBuffers?: string }): Promise<EmbeddedDatabase> {
+async function openDatabase(
+  dataDir: string,
+  lock: DataDirLock | undefined,
+  opts: { port: number; log: Logger; inMemory?: boolean; sharedBuffers?: string },
+): Promise<EmbeddedDatabase> {
   // PGlite runs with fsync = off, so its files survive a crash of the process (every write has
   // reached the kernel) but not of the machine. Full-page images in the WAL protect against pages
   // torn by a machine crash only, which fsync = off does not survive anyway; they cost the first
@@ -78,7 +82,9 @@ async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts
   // 64MB keeps it near 100 MB, and each inline checkpoint has little to write (auto-analyze.ts
   // also checkpoints on a timer, which bounds the replay after a kill -9).
   const postgresqlconf = [
-    'full_page_writes = off', "max_wal_size = '64MB'", "min_wal_size = '32MB'",
+    'full_page_writes = off',
+    "max_wal_size = '64MB'",
+    "min_wal_size = '32MB'",
     // VACUUM's memory for dead row ids (default 64MB): PGlite's WASM heap keeps whatever it grew to.
     "maintenance_work_mem = '16MB'",
     ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : []),
@@ -107,7 +113,9 @@ async function openDatabase(dataDir: string, lock: DataDirLock | undefined, opts
     async dropPrivileges() {
       // pg_maintain: ANALYZE and VACUUM, pg_checkpoint: CHECKPOINT, for the application role
       // (auto-analyze.ts), as PGlite has no autovacuum and no checkpointer.
-      await db.exec(`GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; GRANT pg_checkpoint TO memloom_app; SET ROLE memloom_app`);
+      await db.exec(
+        `GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; GRANT pg_checkpoint TO memloom_app; SET ROLE memloom_app`,
+      );
     },
     sessionStats: (o) => queue.holdStats(o),
     async advertise(url) {

@@ -17,7 +17,10 @@ export interface Migration {
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');
@@ -41,12 +44,19 @@ export async function assertPgvector(client: pg.ClientBase): Promise<void> {
   const fix =
     'Install pgvector >= 0.5 on that server (Debian/Ubuntu: apt install postgresql-<major>-pgvector; Docker: the pgvector/pgvector:0.8.0-pg15 image; managed: enable the "vector" extension), or unset DATABASE_URL to use the embedded database.';
   if (!row) {
-    throw new MemloomError('PGVECTOR_MISSING', `The PostgreSQL server has no pgvector extension (needed for vector search). ${fix}`, { kind: 'unavailable', retryable: false });
+    throw new MemloomError('PGVECTOR_MISSING', `The PostgreSQL server has no pgvector extension (needed for vector search). ${fix}`, {
+      kind: 'unavailable',
+      retryable: false,
+    });
   }
   const version = row.installed_version ?? row.default_version;
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major === 0 && minor < 5) {
-    throw new MemloomError('PGVECTOR_TOO_OLD', `pgvector ${version} is installed but memloom needs >= 0.5 for HNSW indexes. ${fix}`, { kind: 'unavailable', retryable: false, details: { version } });
+    throw new MemloomError('PGVECTOR_TOO_OLD', `pgvector ${version} is installed but memloom needs >= 0.5 for HNSW indexes. ${fix}`, {
+      kind: 'unavailable',
+      retryable: false,
+      details: { version },
+    });
   }
   if (row.installed_version !== null) return;
   await client.query('BEGIN');
@@ -85,7 +95,10 @@ export async function migrate(client: pg.ClientBase, log?: Logger, dir = MIGRATI
       const checksum = applied.get(m.name);
       if (checksum !== undefined) {
         if (checksum !== m.checksum) {
-          throw new MemloomError('MIGRATION_CHANGED', `Migration ${m.name} was changed after it was applied; add a new migration instead.`, { kind: 'internal', retryable: false });
+          throw new MemloomError('MIGRATION_CHANGED', `Migration ${m.name} was changed after it was applied; add a new migration instead.`, {
+            kind: 'internal',
+            retryable: false,
+          });
         }
         continue;
       }

@@ -12,7 +12,8 @@ const clients: pg.Client[] = [];
 
 async function client(): Promise<pg.Client> {
   const c = new pg.Client({
-    user: 'postgres', database: 'postgres',
+    user: 'postgres',
+    database: 'postgres',
     stream: () => {
       const [mine, server] = inProcessSocketPair();
       serveConnection(queue, server);

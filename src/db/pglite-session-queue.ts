@@ -118,7 +118,13 @@ export class SessionQueue {
     const slowest = this.#stats.slowest;
     if (slowest.length < 5 || ms > (slowest[slowest.length - 1] as { ms: number }).ms) {
       const top = turn.top;
-      slowest.push({ ms: Math.round(ms), busyMs: Math.round(turn.busy), priority: turn.priority, statementMs: Math.round(top?.ms ?? 0), sql: top ? statementText(top.message) : '' });
+      slowest.push({
+        ms: Math.round(ms),
+        busyMs: Math.round(turn.busy),
+        priority: turn.priority,
+        statementMs: Math.round(top?.ms ?? 0),
+        sql: top ? statementText(top.message) : '',
+      });
       slowest.sort((a, b) => b.ms - a.ms).splice(5);
     }
   }
@@ -208,7 +214,8 @@ export class SessionQueue {
   #trackListen(handlerId: number, messages: Uint8Array): void {
     // A batch may hold several messages (serveConnection); each Query or Parse may LISTEN.
     for (const m of frontendMessages(messages)) {
-      if (m.type === QUERY || m.type === PARSE) this.#trackListenText(handlerId, Buffer.from(messages.buffer, messages.byteOffset + m.start + 5, m.end - m.start - 5).toString('utf8'));
+      if (m.type === QUERY || m.type === PARSE)
+        this.#trackListenText(handlerId, Buffer.from(messages.buffer, messages.byteOffset + m.start + 5, m.end - m.start - 5).toString('utf8'));
     }
   }
 
@@ -244,8 +251,14 @@ function statementText(messages: Uint8Array): string {
     const body = Buffer.from(messages.buffer, messages.byteOffset + m.start + 5, m.end - m.start - 5);
     // Parse: statement name, NUL, query text; Query: the text.
     const text = m.type === PARSE ? body.subarray(body.indexOf(0) + 1) : body;
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: a C string ends at its NUL
-    return text.toString('utf8', 0, Math.min(text.length, 160)).replace(/\u0000.*$/su, '').replace(/\s+/g, ' ').trim();
+    return (
+      text
+        .toString('utf8', 0, Math.min(text.length, 160))
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: a C string ends at its NUL
+        .replace(/\u0000.*$/su, '')
+        .replace(/\s+/g, ' ')
+        .trim()
+    );
   }
   return '';
 }

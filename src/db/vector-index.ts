@@ -18,7 +18,13 @@ const MAX_HNSW_DIMS = 2000;
  * the table grows). Returns each table's state: built now, already there, still too small, or
  * over the HNSW limit.
  */
-export async function ensureVectorIndexes(db: Queryable, dims: number, minRows: number, log: Logger, tables: readonly VectorTable[] = VECTOR_TABLES): Promise<Map<VectorTable, VectorIndexState>> {
+export async function ensureVectorIndexes(
+  db: Queryable,
+  dims: number,
+  minRows: number,
+  log: Logger,
+  tables: readonly VectorTable[] = VECTOR_TABLES,
+): Promise<Map<VectorTable, VectorIndexState>> {
   const states = new Map<VectorTable, VectorIndexState>();
   for (const table of tables) {
     const started = performance.now();
@@ -27,6 +33,7 @@ export async function ensureVectorIndexes(db: Queryable, dims: number, minRows: 
     states.set(table, state);
     if (state === 'created') log.info({ index: `${table}_hnsw_${dims}`, ms: Math.round(performance.now() - started) }, 'vector index created');
   }
-  if ([...states.values()].includes('unsupported')) log.warn({ dims, max: MAX_HNSW_DIMS }, 'embedding dimensions exceed the HNSW limit; vector search runs without an index');
+  if ([...states.values()].includes('unsupported'))
+    log.warn({ dims, max: MAX_HNSW_DIMS }, 'embedding dimensions exceed the HNSW limit; vector search runs without an index');
   return states;
 }

@@ -6,6 +6,9 @@
  */
 export function briefingFileName(userId: string, hash: (s: string) => string): string {
   if (userId === '') return '_no-user.md';
-  const safe = userId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.]+/, '_').slice(0, 100);
+  const safe = userId
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^[.]+/, '_')
+    .slice(0, 100);
   return safe === userId ? `${safe}.md` : `${safe}-${hash(userId).slice(0, 8)}.md`;
 }

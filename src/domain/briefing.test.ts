@@ -6,7 +6,15 @@ import { countTokens } from './tokens.js';
 const now = new Date('2026-11-29T12:00:00Z');
 const ago = (days: number) => new Date(now.getTime() - days * 86_400_000);
 let n = 0;
-const item = (over: Partial<BriefingItem> & { content: string }): BriefingItem => ({ id: `i${++n}`, kind: 'fact', importance: 5, isCrystal: false, at: ago(1), accessCount: 0, ...over });
+const item = (over: Partial<BriefingItem> & { content: string }): BriefingItem => ({
+  id: `i${++n}`,
+  kind: 'fact',
+  importance: 5,
+  isCrystal: false,
+  at: ago(1),
+  accessCount: 0,
+  ...over,
+});
 
 describe('buildBriefing', () => {
   it('lists recent decisions, open plans and important procedures first, then the top of the rest', () => {
@@ -22,7 +30,17 @@ describe('buildBriefing', () => {
     expect(b).not.toBeNull();
     const md = b!.markdown;
     expect(md.startsWith('# Working memory — alice\n')).toBe(true);
-    const order = ['## Recent decisions', 'Move the queue to Redis', 'Use PostgreSQL', '## Open plans', 'Migrate billing', '## Key procedures', 'Run the smoke tests', '## Also important', 'Prefers TypeScript'];
+    const order = [
+      '## Recent decisions',
+      'Move the queue to Redis',
+      'Use PostgreSQL',
+      '## Open plans',
+      'Migrate billing',
+      '## Key procedures',
+      'Run the smoke tests',
+      '## Also important',
+      'Prefers TypeScript',
+    ];
     const positions = order.map((s) => md.indexOf(s));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, c) => a - c)).toEqual(positions);
@@ -32,7 +50,9 @@ describe('buildBriefing', () => {
   });
 
   it('holds the token cap and the item limit, dropping the lowest-priority lines', () => {
-    const items = Array.from({ length: 60 }, (_, i) => item({ content: `Fact number ${i} says something moderately long about the deployment pipeline and its many stages`, importance: 1 + (i % 10) }));
+    const items = Array.from({ length: 60 }, (_, i) =>
+      item({ content: `Fact number ${i} says something moderately long about the deployment pipeline and its many stages`, importance: 1 + (i % 10) }),
+    );
     const capped = buildBriefing(items, { userId: 'u', maxTokens: 150, now });
     expect(capped!.tokens).toBeLessThanOrEqual(150);
     expect(countTokens(capped!.markdown)).toBeLessThanOrEqual(150);

@@ -71,7 +71,11 @@ export function buildBriefing(items: readonly BriefingItem[], opts: BriefingOpti
   const sections: Array<{ title: string; items: BriefingItem[]; dated: boolean }> = [
     { title: 'Recent decisions', items: take(usable.filter((i) => i.kind === 'decision').sort(byTimeDesc), per), dated: true },
     { title: 'Open plans', items: take(usable.filter((i) => i.kind === 'plan').sort(byTimeDesc), per), dated: true },
-    { title: 'Key procedures', items: take(usable.filter((i) => i.kind === 'procedure' && i.importance >= PROCEDURE_MIN_IMPORTANCE).sort(byImportance), per), dated: false },
+    {
+      title: 'Key procedures',
+      items: take(usable.filter((i) => i.kind === 'procedure' && i.importance >= PROCEDURE_MIN_IMPORTANCE).sort(byImportance), per),
+      dated: false,
+    },
   ];
   const rest = usable.filter((i) => !used.has(i.id)).sort((a, b) => briefingScore(b, opts.now) - briefingScore(a, opts.now) || byImportance(a, b));
   const room = Math.max(0, maxItems - sections.reduce((n, s) => n + s.items.length, 0));

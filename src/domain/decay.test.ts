@@ -5,7 +5,14 @@ const DAY = 86_400_000;
 const now = new Date('2026-11-29T00:00:00Z');
 const ago = (days: number) => new Date(now.getTime() - days * DAY);
 const policy = { halfLifeDays: 30, importanceFloor: 7 };
-const fact = (over: Partial<DecayInput> = {}): DecayInput => ({ kind: 'fact', importance: 5, occurredAt: ago(0), lastAccessedAt: null, accessCount: 0, ...over });
+const fact = (over: Partial<DecayInput> = {}): DecayInput => ({
+  kind: 'fact',
+  importance: 5,
+  occurredAt: ago(0),
+  lastAccessedAt: null,
+  accessCount: 0,
+  ...over,
+});
 
 describe('decay', () => {
   it('halves every half-life and starts at 1', () => {
@@ -40,7 +47,16 @@ describe('decay', () => {
 });
 
 describe('archive conditions', () => {
-  const archivable: ArchiveInput = { kind: 'fact', importance: 5, status: 'active', decay: 0.01, accessCount: 0, hasFeedback: false, createdAt: ago(200), occurredAt: ago(200) };
+  const archivable: ArchiveInput = {
+    kind: 'fact',
+    importance: 5,
+    status: 'active',
+    decay: 0.01,
+    accessCount: 0,
+    hasFeedback: false,
+    createdAt: ago(200),
+    occurredAt: ago(200),
+  };
 
   it('archives only when all four conditions hold', () => {
     expect(archiveBlockers(archivable, policy, now)).toEqual([]);

@@ -10,7 +10,19 @@ const SIM = (s: number) => Math.acos(s);
 let seq = 0;
 function mem(over: Partial<DreamMemory> & { content: string }): DreamMemory {
   seq++;
-  return { id: `m${String(seq).padStart(3, '0')}`, kind: 'fact', subjectId: 's1', vector: at(0), confidence: 0.7, importance: 5, isCrystal: false, validFrom: day(seq), sources: [`e${seq}`], evidence: 1, ...over };
+  return {
+    id: `m${String(seq).padStart(3, '0')}`,
+    kind: 'fact',
+    subjectId: 's1',
+    vector: at(0),
+    confidence: 0.7,
+    importance: 5,
+    isCrystal: false,
+    validFrom: day(seq),
+    sources: [`e${seq}`],
+    evidence: 1,
+    ...over,
+  };
 }
 
 /** Applies a plan the way src/db/sql/dream.ts does, to check that a second plan is empty. */
@@ -39,7 +51,17 @@ describe('planDream', () => {
     const b = mem({ content: 'the api runs on port 8787', evidence: 2, confidence: 0.9 });
     const c = mem({ content: 'The API runs on port 8787!!', evidence: 2, vector: null });
     const plan = planDream([a, b, c], new Set(), t);
-    expect(plan.merges).toEqual([{ survivorId: b.id, members: [{ id: c.id, relation: 'confirms' }, { id: a.id, relation: 'confirms' }], confidence: 0.9, importance: 5 }]);
+    expect(plan.merges).toEqual([
+      {
+        survivorId: b.id,
+        members: [
+          { id: c.id, relation: 'confirms' },
+          { id: a.id, relation: 'confirms' },
+        ],
+        confidence: 0.9,
+        importance: 5,
+      },
+    ]);
   });
 
   it('merges near-duplicate vectors only within the same kind and subject', () => {
@@ -86,7 +108,14 @@ describe('planDream', () => {
 
   it('reaches a fixed point: planning again after applying a plan changes nothing', () => {
     const angles = [0, 0.1, 0.2, 0.35, 0.5, 0.9, 1.3, 1.31, 2.0, 2.05];
-    const ms = angles.map((a, i) => mem({ content: i % 4 === 3 ? `It is not the case that item ${i} holds` : `Statement ${i} about the subject holds`, vector: at(a), evidence: 1 + (i % 3), sources: [`x${i % 4}`] }));
+    const ms = angles.map((a, i) =>
+      mem({
+        content: i % 4 === 3 ? `It is not the case that item ${i} holds` : `Statement ${i} about the subject holds`,
+        vector: at(a),
+        evidence: 1 + (i % 3),
+        sources: [`x${i % 4}`],
+      }),
+    );
     ms.push(mem({ content: 'Statement 2 about the subject holds.', vector: at(3) }));
     const linked = new Set<string>();
     const first = planDream(ms, linked, t);

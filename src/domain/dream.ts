@@ -67,7 +67,10 @@ export function negated(text: string): boolean {
 
 /** Text identity looser than the content hash: punctuation and symbols do not make a new statement. */
 export function looseKey(text: string): string {
-  return normalizeText(text).replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/gu, ' ').trim();
+  return normalizeText(text)
+    .replace(/[\p{P}\p{S}]+/gu, ' ')
+    .replace(/\s+/gu, ' ')
+    .trim();
 }
 
 /** Survivor order: the most confirmed first, then the oldest, then the id (deterministic). */
@@ -75,7 +78,8 @@ function byPriority(a: DreamMemory, b: DreamMemory): number {
   return b.evidence - a.evidence || a.validFrom.getTime() - b.validFrom.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-const newer = (a: DreamMemory, b: DreamMemory) => a.validFrom.getTime() > b.validFrom.getTime() || (a.validFrom.getTime() === b.validFrom.getTime() && a.id > b.id);
+const newer = (a: DreamMemory, b: DreamMemory) =>
+  a.validFrom.getTime() > b.validFrom.getTime() || (a.validFrom.getTime() === b.validFrom.getTime() && a.id > b.id);
 const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
 /**

@@ -4,13 +4,26 @@ import { minMax, zScores } from './scoring.js';
 
 describe('query intent', () => {
   it('tells questions about time from others', () => {
-    for (const q of ['When did Melanie paint a sunrise?', 'How long has Jon been dancing?', 'Since when is the API public?', 'What year did we move?', '我们什么时候上线？'])
+    for (const q of [
+      'When did Melanie paint a sunrise?',
+      'How long has Jon been dancing?',
+      'Since when is the API public?',
+      'What year did we move?',
+      '我们什么时候上线？',
+    ])
       expect(asksAboutTime(q), q).toBe(true);
     for (const q of ['What did Melanie paint?', 'Which database did we choose?', 'Where has Melanie camped?']) expect(asksAboutTime(q), q).toBe(false);
   });
 
   it('finds time expressions in text', () => {
-    for (const t of ['I went there last week.', 'We met on 8 May, 2023.', 'It was two days ago', 'See you on Friday!', 'Deploy on 2024-03-01', '我们去年去了北京'])
+    for (const t of [
+      'I went there last week.',
+      'We met on 8 May, 2023.',
+      'It was two days ago',
+      'See you on Friday!',
+      'Deploy on 2024-03-01',
+      '我们去年去了北京',
+    ])
       expect(hasTimeExpression(t), t).toBe(true);
     for (const t of ['That painting is lovely.', 'We use PostgreSQL with pgvector.']) expect(hasTimeExpression(t), t).toBe(false);
   });
@@ -26,7 +39,13 @@ describe('query intent', () => {
 
 describe('score normalisation', () => {
   it('z-scores count a candidate a retriever missed as its lowest returned score', () => {
-    const z = zScores(['a', 'b', 'c'], new Map([['a', 3], ['b', 1]]));
+    const z = zScores(
+      ['a', 'b', 'c'],
+      new Map([
+        ['a', 3],
+        ['b', 1],
+      ]),
+    );
     expect(z.get('b')).toBeCloseTo(z.get('c') as number);
     expect(z.get('a')).toBeGreaterThan(0);
     expect([...z.values()].reduce((x, y) => x + y, 0)).toBeCloseTo(0);

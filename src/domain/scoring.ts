@@ -56,13 +56,26 @@ export function fuse(s: Signals, now: Date) {
   const fresh = freshness(s.occurredAt, now);
   const importance = Math.min(1, Math.max(0, s.importance / 10));
   const hits = [s.vector !== undefined && s.vector > 0, keyword > 0, entity > 0 || graph > 0].filter(Boolean).length;
-  const boost = BOOSTS.entity * Math.max(entity, graph) + (hits >= 2 ? BOOSTS.multiSource : 0) + (s.isCrystal ? BOOSTS.crystal : 0) + ((s.version ?? 1) > 1 ? BOOSTS.latestVersion : 0);
+  const boost =
+    BOOSTS.entity * Math.max(entity, graph) +
+    (hits >= 2 ? BOOSTS.multiSource : 0) +
+    (s.isCrystal ? BOOSTS.crystal : 0) +
+    ((s.version ?? 1) > 1 ? BOOSTS.latestVersion : 0);
   const base = WEIGHTS.relevance * relevance + WEIGHTS.freshness * fresh + WEIGHTS.importance * importance;
   const score = (base + boost) * (s.rankWeight ?? 1);
   const r = (x: number) => Math.round(x * 10_000) / 10_000;
   return {
     score: r(score),
-    scores: { relevance: r(relevance), vector: r(vector), keyword: r(keyword), entity: r(entity), graph: r(graph), freshness: r(fresh), importance: r(importance), boost: r(boost) },
+    scores: {
+      relevance: r(relevance),
+      vector: r(vector),
+      keyword: r(keyword),
+      entity: r(entity),
+      graph: r(graph),
+      freshness: r(fresh),
+      importance: r(importance),
+      boost: r(boost),
+    },
   };
 }
 

@@ -103,14 +103,32 @@ describe('ftsDocument and ftsQuery', () => {
   it('matches a Chinese query segmented differently from the document', () => {
     const tokens = docTokens(zh);
     for (const q of ['数据库', '使用数据库', '决定用什么数据库', '据库']) {
-      expect(ftsQuery(q).some((t) => tokens.has(t)), q).toBe(true);
+      expect(
+        ftsQuery(q).some((t) => tokens.has(t)),
+        q,
+      ).toBe(true);
     }
     expect(ftsQuery('数据库').every((t) => tokens.has(t))).toBe(true);
   });
 
   it('keeps identifiers whole and adds their parts and stems', () => {
     const tokens = docTokens('We tuned pgvector_hnsw and useState in v2.3 of node.js; indexes decided.');
-    for (const t of ['pgvector_hnsw', 'pgvector', 'hnsw', 'usestate', 'use', 'state', 'v2.3', 'node.js', 'node', 'js', 'indexes', 'index', 'decided', 'decid']) {
+    for (const t of [
+      'pgvector_hnsw',
+      'pgvector',
+      'hnsw',
+      'usestate',
+      'use',
+      'state',
+      'v2.3',
+      'node.js',
+      'node',
+      'js',
+      'indexes',
+      'index',
+      'decided',
+      'decid',
+    ]) {
       expect(tokens.has(t), t).toBe(true);
     }
   });
@@ -134,7 +152,11 @@ describe('ftsDocument and ftsQuery', () => {
     }
     const q = ftsQuery(text);
     expect(new Set(q).size).toBe(q.length);
-    expect(ftsDocument(text).split(' ').filter((t) => t === 'postgresql')).toHaveLength(2);
+    expect(
+      ftsDocument(text)
+        .split(' ')
+        .filter((t) => t === 'postgresql'),
+    ).toHaveLength(2);
   });
 
   it('gives nothing for empty, punctuation-only or stopword-only text', () => {

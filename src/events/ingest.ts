@@ -142,12 +142,15 @@ export class EventWriter {
     while (this.#running < this.#max && this.#queue.length > 0) {
       let size = 0;
       let n = 0;
-      while (n < this.#queue.length && (n === 0 || size + (this.#queue[n] as Pending).rows.length <= GROUP_ROWS)) size += (this.#queue[n++] as Pending).rows.length;
+      while (n < this.#queue.length && (n === 0 || size + (this.#queue[n] as Pending).rows.length <= GROUP_ROWS))
+        size += (this.#queue[n++] as Pending).rows.length;
       const group = this.#queue.splice(0, n);
       this.#running++;
       this.#peak = Math.max(this.#peak, this.#running);
       void this.#commit(group)
-        .catch((err: unknown) => { for (const p of group) p.reject(err); })
+        .catch((err: unknown) => {
+          for (const p of group) p.reject(err);
+        })
         .finally(() => {
           this.#running--;
           this.#pump();
@@ -197,7 +200,10 @@ async function writeGroup(db: Db, group: Pending[]): Promise<InsertedEvent[][]> 
     byTenant.set(p.tenantId, rows);
   }
   const tenants = [...byTenant].map(([tenantId, rows]) => ({ tenantId, rows: [...rows.values()] }));
-  const results = await runInOneTransaction(db, tenants.flatMap((t) => [setTenantStatement(t.tenantId), insertEventsStatement(t.rows)]));
+  const results = await runInOneTransaction(
+    db,
+    tenants.flatMap((t) => [setTenantStatement(t.tenantId), insertEventsStatement(t.rows)]),
+  );
   const stored = new Map<string, Map<string, InsertedEvent>>();
   for (const [i, t] of tenants.entries()) {
     const events = await insertedEvents(db, t.tenantId, t.rows, results[2 * i + 1]);

@@ -1,8 +1,17 @@
 import type { Deps } from '../deps.js';
 import { withTenant, type Tx } from '../db/pool.js';
 import {
-  exportChunks, exportEdges, exportEntities, exportEvents, exportMemories, exportMemoryEntities, exportProvenance, exportRelations,
-  exportWorkingMemory, useIsoIntervals, type ExportScope,
+  exportChunks,
+  exportEdges,
+  exportEntities,
+  exportEvents,
+  exportMemories,
+  exportMemoryEntities,
+  exportProvenance,
+  exportRelations,
+  exportWorkingMemory,
+  useIsoIntervals,
+  type ExportScope,
 } from '../db/sql/export.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type DataRecordName, type ExportQuery } from './schema.js';
 
@@ -18,10 +27,23 @@ type Row = Record<string, unknown>;
  */
 export async function* exportRecords(deps: Deps, tenantId: string, q: ExportQuery): AsyncGenerator<Row> {
   const scope: ExportScope = { userId: q.user_id, dataset: q.dataset };
-  const counts: Record<DataRecordName, number> = { event: 0, chunk: 0, entity: 0, memory: 0, edge: 0, relation: 0, memory_entity: 0, provenance: 0, working_memory: 0 };
+  const counts: Record<DataRecordName, number> = {
+    event: 0,
+    chunk: 0,
+    entity: 0,
+    memory: 0,
+    edge: 0,
+    relation: 0,
+    memory_entity: 0,
+    provenance: 0,
+    working_memory: 0,
+  };
   const embeddings = deps.providers.embeddings;
   yield {
-    record: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: new Date().toISOString(),
+    record: 'header',
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exported_at: new Date().toISOString(),
     scope: { ...(q.user_id ? { user_id: q.user_id } : {}), ...(q.dataset ? { dataset: q.dataset } : {}) },
     embedding: q.vectors ? { model: embeddings.model, dimensions: embeddings.dimensions } : null,
   };

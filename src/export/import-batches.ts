@@ -1,13 +1,30 @@
 import type { Deps } from '../deps.js';
 import { withTenant } from '../db/pool.js';
 import {
-  importChunks, importEdges, importEntities, importEvents, importMemories, importMemoryEntities, importProvenance, importRelations,
-  importSignals, importWorkingMemory,
+  importChunks,
+  importEdges,
+  importEntities,
+  importEvents,
+  importMemories,
+  importMemoryEntities,
+  importProvenance,
+  importRelations,
+  importSignals,
+  importWorkingMemory,
 } from '../db/sql/import.js';
 import { ftsDocument } from '../domain/text.js';
 import { embedDocuments } from '../embeddings.js';
 import type {
-  ChunkRecord, EdgeRecord, EntityRecord, EventRecord, ExportRecord, ImportResult, MemoryEntityRecord, MemoryRecord, ProvenanceRecord, RelationRecord,
+  ChunkRecord,
+  EdgeRecord,
+  EntityRecord,
+  EventRecord,
+  ExportRecord,
+  ImportResult,
+  MemoryEntityRecord,
+  MemoryRecord,
+  ProvenanceRecord,
+  RelationRecord,
   WorkingMemoryRecord,
 } from './schema.js';
 
@@ -38,16 +55,26 @@ type Item<T> = { line: number; record: T };
 export async function flushBatch(deps: Deps, s: ImportState, batch: Array<Item<ExportRecord>>): Promise<void> {
   const type = batch[0]?.record.record;
   switch (type) {
-    case 'event': return events(deps, s, batch as Array<Item<EventRecord>>);
-    case 'chunk': return chunks(deps, s, batch as Array<Item<ChunkRecord>>);
-    case 'entity': return entities(deps, s, batch as Array<Item<EntityRecord>>);
-    case 'memory': return memories(deps, s, batch as Array<Item<MemoryRecord>>);
-    case 'edge': return edges(deps, s, batch as Array<Item<EdgeRecord>>);
-    case 'relation': return relations(deps, s, batch as Array<Item<RelationRecord>>);
-    case 'memory_entity': return memoryEntities(deps, s, batch as Array<Item<MemoryEntityRecord>>);
-    case 'provenance': return provenance(deps, s, batch as Array<Item<ProvenanceRecord>>);
-    case 'working_memory': return workingMemory(deps, s, batch as Array<Item<WorkingMemoryRecord>>);
-    default: return undefined;
+    case 'event':
+      return events(deps, s, batch as Array<Item<EventRecord>>);
+    case 'chunk':
+      return chunks(deps, s, batch as Array<Item<ChunkRecord>>);
+    case 'entity':
+      return entities(deps, s, batch as Array<Item<EntityRecord>>);
+    case 'memory':
+      return memories(deps, s, batch as Array<Item<MemoryRecord>>);
+    case 'edge':
+      return edges(deps, s, batch as Array<Item<EdgeRecord>>);
+    case 'relation':
+      return relations(deps, s, batch as Array<Item<RelationRecord>>);
+    case 'memory_entity':
+      return memoryEntities(deps, s, batch as Array<Item<MemoryEntityRecord>>);
+    case 'provenance':
+      return provenance(deps, s, batch as Array<Item<ProvenanceRecord>>);
+    case 'working_memory':
+      return workingMemory(deps, s, batch as Array<Item<WorkingMemoryRecord>>);
+    default:
+      return undefined;
   }
 }
 
@@ -73,13 +100,22 @@ function resolved<T, R>(s: ImportState, items: Array<Item<T>>, map: (r: T) => R 
  * that model is worth caching (a paid or slow one); otherwise computed here, which also feeds the
  * local hashing model's document statistics as the pipeline would have.
  */
-async function vectors(deps: Deps, s: ImportState, items: Array<{ text: string; vector: number[] | null | undefined; model: string | null }>): Promise<Array<string | null>> {
+async function vectors(
+  deps: Deps,
+  s: ImportState,
+  items: Array<{ text: string; vector: number[] | null | undefined; model: string | null }>,
+): Promise<Array<string | null>> {
   const emb = deps.providers.embeddings;
   const same = s.sourceEmbedding?.model === emb.model && s.sourceEmbedding.dimensions === emb.dimensions && emb.cached;
   const todo = items.map((it, i) => ({ it, i })).filter(({ it }) => !(same && it.model === emb.model && it.vector && it.vector.length === emb.dimensions));
   const out: Array<string | null> = items.map((it) => (it.vector ? `[${it.vector.join(',')}]` : null));
   if (todo.length > 0) {
-    const fresh = await embedDocuments(deps.db, s.tenantId, emb, todo.map(({ it }) => it.text));
+    const fresh = await embedDocuments(
+      deps.db,
+      s.tenantId,
+      emb,
+      todo.map(({ it }) => it.text),
+    );
     todo.forEach(({ i }, k) => (out[i] = `[${(fresh[k] as number[]).join(',')}]`));
     s.result.embedded += todo.length;
   }
@@ -90,7 +126,14 @@ async function events(deps: Deps, s: ImportState, items: Array<Item<EventRecord>
   const rows = items.map(({ record: e }) => {
     const status = s.terminal.has(e.status) ? e.status : 'received';
     const { record: _r, id, ...rest } = e;
-    return { ...rest, id: s.newId('event', id), source_id: id, status, content_hash: s.contentHash(e.content), processed_at: status === 'received' ? null : e.processed_at };
+    return {
+      ...rest,
+      id: s.newId('event', id),
+      source_id: id,
+      status,
+      content_hash: s.contentHash(e.content),
+      processed_at: status === 'received' ? null : e.processed_at,
+    };
   });
   const { inserted, idByKey } = await tx(deps, s, (t) => importEvents(t, rows));
   for (const r of rows) {
@@ -103,13 +146,27 @@ async function events(deps: Deps, s: ImportState, items: Array<Item<EventRecord>
 }
 
 async function chunks(deps: Deps, s: ImportState, items: Array<Item<ChunkRecord>>): Promise<void> {
-  const ok = resolved(s, items, (c) => s.ids.event.get(c.event_id) ? c : `chunk ${c.id}: its event ${c.event_id} is not in the file`);
-  const vecs = await vectors(deps, s, ok.map((c) => ({ text: c.content, vector: c.embedding, model: c.embedding_model })));
+  const ok = resolved(s, items, (c) => (s.ids.event.get(c.event_id) ? c : `chunk ${c.id}: its event ${c.event_id} is not in the file`));
+  const vecs = await vectors(
+    deps,
+    s,
+    ok.map((c) => ({ text: c.content, vector: c.embedding, model: c.embedding_model })),
+  );
   const emb = deps.providers.embeddings;
   const rows = ok.map((c, i) => ({
-    id: s.newId('event', `chunk:${c.id}`), event_id: s.ids.event.get(c.event_id), idx: c.idx, content: c.content, start_offset: c.start_offset,
-    end_offset: c.end_offset, tokens: c.tokens, content_hash: s.contentHash(c.content), fts_doc: ftsDocument(c.content),
-    embedding: vecs[i], embedding_model: vecs[i] ? emb.model : null, embedding_dims: vecs[i] ? emb.dimensions : null, created_at: c.created_at,
+    id: s.newId('event', `chunk:${c.id}`),
+    event_id: s.ids.event.get(c.event_id),
+    idx: c.idx,
+    content: c.content,
+    start_offset: c.start_offset,
+    end_offset: c.end_offset,
+    tokens: c.tokens,
+    content_hash: s.contentHash(c.content),
+    fts_doc: ftsDocument(c.content),
+    embedding: vecs[i],
+    embedding_model: vecs[i] ? emb.model : null,
+    embedding_dims: vecs[i] ? emb.dimensions : null,
+    created_at: c.created_at,
   }));
   count(s, 'chunk', rows.length, await tx(deps, s, (t) => importChunks(t, rows)));
 }
@@ -117,12 +174,24 @@ async function chunks(deps: Deps, s: ImportState, items: Array<Item<ChunkRecord>
 async function entities(deps: Deps, s: ImportState, items: Array<Item<EntityRecord>>): Promise<void> {
   const list = items.map((i) => i.record);
   // The pipeline embeds an entity's name (workers/extract/handler.ts).
-  const vecs = await vectors(deps, s, list.map((n) => ({ text: n.name, vector: n.embedding, model: n.embedding_model })));
+  const vecs = await vectors(
+    deps,
+    s,
+    list.map((n) => ({ text: n.name, vector: n.embedding, model: n.embedding_model })),
+  );
   const emb = deps.providers.embeddings;
   const rows = list.map((n, i) => ({
-    id: s.newId('entity', n.id), name: n.name, normalized_name: n.normalized_name, type: n.type, description: n.description,
-    fts_doc: ftsDocument(`${n.name} ${n.description}`), embedding: vecs[i], embedding_model: vecs[i] ? emb.model : null,
-    embedding_dims: vecs[i] ? emb.dimensions : null, created_at: n.created_at, updated_at: n.updated_at,
+    id: s.newId('entity', n.id),
+    name: n.name,
+    normalized_name: n.normalized_name,
+    type: n.type,
+    description: n.description,
+    fts_doc: ftsDocument(`${n.name} ${n.description}`),
+    embedding: vecs[i],
+    embedding_model: vecs[i] ? emb.model : null,
+    embedding_dims: vecs[i] ? emb.dimensions : null,
+    created_at: n.created_at,
+    updated_at: n.updated_at,
   }));
   const { inserted, idByKey } = await tx(deps, s, (t) => importEntities(t, rows));
   list.forEach((n) => {
@@ -135,13 +204,22 @@ async function entities(deps: Deps, s: ImportState, items: Array<Item<EntityReco
 
 async function memories(deps: Deps, s: ImportState, items: Array<Item<MemoryRecord>>): Promise<void> {
   const list = items.map((i) => i.record);
-  const vecs = await vectors(deps, s, list.map((m) => ({ text: m.content, vector: m.embedding, model: m.embedding_model })));
+  const vecs = await vectors(
+    deps,
+    s,
+    list.map((m) => ({ text: m.content, vector: m.embedding, model: m.embedding_model })),
+  );
   const emb = deps.providers.embeddings;
   const rows = list.map((m, i) => {
     const { record: _r, id, signals: _s, superseded_by: _b, embedding: _e, ...rest } = m;
     return {
-      ...rest, id: s.newId('memory', id), subject_entity_id: m.subject_entity_id ? (s.ids.entity.get(m.subject_entity_id) ?? null) : null,
-      fts_doc: ftsDocument(m.content), embedding: vecs[i], embedding_model: vecs[i] ? emb.model : null, embedding_dims: vecs[i] ? emb.dimensions : null,
+      ...rest,
+      id: s.newId('memory', id),
+      subject_entity_id: m.subject_entity_id ? (s.ids.entity.get(m.subject_entity_id) ?? null) : null,
+      fts_doc: ftsDocument(m.content),
+      embedding: vecs[i],
+      embedding_model: vecs[i] ? emb.model : null,
+      embedding_dims: vecs[i] ? emb.dimensions : null,
     };
   });
   const { inserted, ids } = await tx(deps, s, async (t) => {
@@ -165,8 +243,19 @@ async function edges(deps: Deps, s: ImportState, items: Array<Item<EdgeRecord>>)
     const dst = s.ids.entity.get(g.target_entity_id);
     if (!src || !dst) return `edge ${g.id}: an endpoint is not in the file`;
     const text = `${s.entityNames.get(g.source_entity_id) ?? ''} ${g.relation.replace(/_/g, ' ')} ${s.entityNames.get(g.target_entity_id) ?? ''} ${g.description}`;
-    return { source_id: g.id, id: s.newId('edge', g.id), source_entity_id: src, target_entity_id: dst, relation: g.relation, description: g.description,
-      valid_at: g.valid_at, invalid_at: g.invalid_at, fts_doc: ftsDocument(text), created_at: g.created_at, updated_at: g.updated_at };
+    return {
+      source_id: g.id,
+      id: s.newId('edge', g.id),
+      source_entity_id: src,
+      target_entity_id: dst,
+      relation: g.relation,
+      description: g.description,
+      valid_at: g.valid_at,
+      invalid_at: g.invalid_at,
+      fts_doc: ftsDocument(text),
+      created_at: g.created_at,
+      updated_at: g.updated_at,
+    };
   });
   const { inserted, idByKey } = await tx(deps, s, (t) => importEdges(t, rows));
   for (const r of rows) {
@@ -181,7 +270,15 @@ async function relations(deps: Deps, s: ImportState, items: Array<Item<RelationR
     const from = s.ids.memory.get(r.from_memory_id);
     const to = s.ids.memory.get(r.to_memory_id);
     if (!from || !to) return `relation ${r.id}: a memory is not in the file`;
-    return { source_id: r.id, id: s.newId('relation', r.id), from_memory_id: from, to_memory_id: to, relation: r.relation, is_progression: r.is_progression, created_at: r.created_at };
+    return {
+      source_id: r.id,
+      id: s.newId('relation', r.id),
+      from_memory_id: from,
+      to_memory_id: to,
+      relation: r.relation,
+      is_progression: r.is_progression,
+      created_at: r.created_at,
+    };
   });
   const { inserted, idByKey } = await tx(deps, s, (t) => importRelations(t, rows));
   for (const r of rows) {
@@ -204,7 +301,9 @@ async function provenance(deps: Deps, s: ImportState, items: Array<Item<Provenan
   const rows = resolved(s, items, (p) => {
     const object_id = s.ids[p.object_type].get(p.object_id);
     const event_id = s.ids.event.get(p.event_id);
-    return object_id && event_id ? { object_type: p.object_type, object_id, event_id, created_at: p.created_at } : `provenance of ${p.object_type} ${p.object_id}: not in the file`;
+    return object_id && event_id
+      ? { object_type: p.object_type, object_id, event_id, created_at: p.created_at }
+      : `provenance of ${p.object_type} ${p.object_id}: not in the file`;
   });
   count(s, 'provenance', rows.length, await tx(deps, s, (t) => importProvenance(t, rows, s.runId)));
 }

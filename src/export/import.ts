@@ -45,14 +45,23 @@ export async function importRecords(deps: Deps, tenantId: string, lines: AsyncIt
     try {
       value = JSON.parse(text);
     } catch (err) {
-      if (!state) throw new InputError('The body is not an export: its first line is not JSON.', [{ path: `line ${number}`, message: (err as Error).message }], 'IMPORT_NOT_AN_EXPORT');
+      if (!state)
+        throw new InputError(
+          'The body is not an export: its first line is not JSON.',
+          [{ path: `line ${number}`, message: (err as Error).message }],
+          'IMPORT_NOT_AN_EXPORT',
+        );
       reject(number, `invalid JSON: ${(err as Error).message}`);
       continue;
     }
     if (!state) {
       const header = ExportHeader.safeParse(value);
       if (!header.success) {
-        throw new InputError('The body is not a memloom export: the first line must be its header record.', header.error.issues.map((i) => ({ path: `line ${number}.${i.path.join('.')}`, message: i.message })), 'IMPORT_NOT_AN_EXPORT');
+        throw new InputError(
+          'The body is not a memloom export: the first line must be its header record.',
+          header.error.issues.map((i) => ({ path: `line ${number}.${i.path.join('.')}`, message: i.message })),
+          'IMPORT_NOT_AN_EXPORT',
+        );
       }
       const runId = await withTenant(deps.db, tenantId, (tx) => createImportRun(tx, { exported_at: header.data.exported_at, scope: header.data.scope }));
       state = newState(tenantId, runId, header.data.embedding, result, reject);
@@ -82,9 +91,19 @@ export async function importRecords(deps: Deps, tenantId: string, lines: AsyncIt
   return result;
 }
 
-function newState(tenantId: string, runId: string, embedding: ImportState['sourceEmbedding'], result: ImportResult, reject: ImportState['reject']): ImportState {
+function newState(
+  tenantId: string,
+  runId: string,
+  embedding: ImportState['sourceEmbedding'],
+  result: ImportResult,
+  reject: ImportState['reject'],
+): ImportState {
   return {
-    tenantId, runId, sourceEmbedding: embedding, result, reject,
+    tenantId,
+    runId,
+    sourceEmbedding: embedding,
+    result,
+    reject,
     newId: (type, id) => derivedId(tenantId, type, id),
     contentHash,
     ids: { event: new Map(), entity: new Map(), memory: new Map(), edge: new Map(), relation: new Map() },
@@ -104,7 +123,10 @@ async function finish(deps: Deps, tenantId: string, s: ImportState): Promise<voi
   for (let i = 0; i < links.length; i += 1000) await withTenant(deps.db, tenantId, (tx) => linkSuperseded(tx, links.slice(i, i + 1000)));
   if (s.restartEvents.length > 0) deps.dispatcher.submit(tenantId, s.restartEvents);
   for (const wm of s.workingMemory) await writeWorkingMemoryFile(deps.config.MEMLOOM_HOME, tenantId, wm.user_id, wm.markdown);
-  deps.log.info({ tenantId, imported: s.result.imported, existing: s.result.existing, rejected: s.result.rejected, embedded: s.result.embedded }, 'import finished');
+  deps.log.info(
+    { tenantId, imported: s.result.imported, existing: s.result.existing, rejected: s.result.rejected, embedded: s.result.embedded },
+    'import finished',
+  );
 }
 
 /** A UUID derived from the target tenant and the source's id: stable across re-imports, distinct across tenants. */
@@ -123,7 +145,10 @@ function zero(): Record<DataRecordName, number> {
  * skipped up to its newline and yielded as `text: null`, so one huge line neither fills memory nor
  * stops the import.
  */
-export async function* streamLines(stream: AsyncIterable<Uint8Array | string>, maxBytes = 16 * 1024 * 1024): AsyncGenerator<{ text: string | null; number: number }> {
+export async function* streamLines(
+  stream: AsyncIterable<Uint8Array | string>,
+  maxBytes = 16 * 1024 * 1024,
+): AsyncGenerator<{ text: string | null; number: number }> {
   const decoder = new TextDecoder('utf-8', { fatal: false });
   let parts: Buffer[] = [];
   let size = 0;

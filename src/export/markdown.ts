@@ -8,13 +8,21 @@
 type Row = Record<string, unknown>;
 
 const SECTIONS: Record<string, string> = {
-  event: 'Events', entity: 'Entities', memory: 'Memories', edge: 'Edges', relation: 'Memory relations',
-  memory_entity: 'Entities named by memories', provenance: 'Provenance (object ← supporting event)', working_memory: 'Working memory',
+  event: 'Events',
+  entity: 'Entities',
+  memory: 'Memories',
+  edge: 'Edges',
+  relation: 'Memory relations',
+  memory_entity: 'Entities named by memories',
+  provenance: 'Provenance (object ← supporting event)',
+  working_memory: 'Working memory',
 };
 
 const short = (id: unknown) => String(id).slice(0, 8);
 const oneLine = (s: unknown, max = 2000) => {
-  const t = String(s ?? '').replace(/\s+/g, ' ').trim();
+  const t = String(s ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return t.length > max ? `${t.slice(0, max)}…` : t;
 };
 const day = (s: unknown) => (typeof s === 'string' ? s.slice(0, 19).replace('T', ' ') : '');
@@ -32,7 +40,9 @@ export async function* markdownOf(records: AsyncIterable<Row>): AsyncGenerator<s
     }
     if (type === 'chunk') continue;
     if (type === 'end') {
-      const counts = Object.entries(r.counts as Record<string, number>).map(([k, n]) => `${n} ${k}`).join(', ');
+      const counts = Object.entries(r.counts as Record<string, number>)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ');
       yield `\n---\nTotals: ${counts}.\n`;
       continue;
     }
@@ -54,8 +64,16 @@ function line(type: string, r: Row, entityNames: Map<string, string>, memoryText
     case 'memory': {
       memoryText.set(String(r.id), oneLine(r.content, 80));
       const s = r.signals as Row | null;
-      const flags = [String(r.status), `v${String(r.version)}`, `importance ${String(r.importance)}`, r.is_crystal ? 'crystal' : '', r.superseded_by ? `superseded by \`${short(r.superseded_by)}\`` : '', s ? `accessed ${String(s.access_count)}×` : '']
-        .filter(Boolean).join(', ');
+      const flags = [
+        String(r.status),
+        `v${String(r.version)}`,
+        `importance ${String(r.importance)}`,
+        r.is_crystal ? 'crystal' : '',
+        r.superseded_by ? `superseded by \`${short(r.superseded_by)}\`` : '',
+        s ? `accessed ${String(s.access_count)}×` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
       return `- **${String(r.kind)}** \`${short(r.id)}\` (${flags}; ${day(r.occurred_at)}${r.user_id ? `; user \`${String(r.user_id)}\`` : ''}): ${oneLine(r.content)}\n`;
     }
     case 'edge':

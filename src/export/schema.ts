@@ -19,7 +19,11 @@ export const ExportQuery = z
     format: z.enum(['jsonl', 'markdown']).default('jsonl'),
     user_id: scopeValue.optional(),
     dataset: scopeValue.optional(),
-    vectors: z.enum(['true', 'false']).default('true').transform((v) => v === 'true').describe('include embedding vectors (jsonl only)'),
+    vectors: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true')
+      .describe('include embedding vectors (jsonl only)'),
   })
   .strict();
 export type ExportQuery = z.infer<typeof ExportQuery>;
@@ -167,7 +171,17 @@ export const DATA_RECORDS = ['event', 'chunk', 'entity', 'memory', 'edge', 'rela
 export type DataRecordName = (typeof DATA_RECORDS)[number];
 
 export const ExportRecord = z.discriminatedUnion('record', [
-  ExportHeader, EventRecord, ChunkRecord, EntityRecord, MemoryRecord, EdgeRecord, RelationRecord, MemoryEntityRecord, ProvenanceRecord, WorkingMemoryRecord, ExportEnd,
+  ExportHeader,
+  EventRecord,
+  ChunkRecord,
+  EntityRecord,
+  MemoryRecord,
+  EdgeRecord,
+  RelationRecord,
+  MemoryEntityRecord,
+  ProvenanceRecord,
+  WorkingMemoryRecord,
+  ExportEnd,
 ]);
 export type ExportRecord = z.infer<typeof ExportRecord>;
 export type EventRecord = z.infer<typeof EventRecord>;

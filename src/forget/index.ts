@@ -1,8 +1,27 @@
 import { withTenant, type Tx } from '../db/pool.js';
 import {
-  clearDescriptions, deleteEdges, deleteEntities, deleteEvents, deleteMemories, deleteRelations, deleteUserRecalls,
-  entitiesDescribedBy, feedbackEventsQuoting, feedbackEventsQuotingMemories, liveExtractKeys, lockMemory, purgeEmbeddingCache, purgeLlmCache,
-  scopeEvents, sessionUserCount, staleDescriptions, supportedBy, withoutProvenance, type EventScope, type ScopeEvents, type ScopeKey,
+  clearDescriptions,
+  deleteEdges,
+  deleteEntities,
+  deleteEvents,
+  deleteMemories,
+  deleteRelations,
+  deleteUserRecalls,
+  entitiesDescribedBy,
+  feedbackEventsQuoting,
+  feedbackEventsQuotingMemories,
+  liveExtractKeys,
+  lockMemory,
+  purgeEmbeddingCache,
+  purgeLlmCache,
+  scopeEvents,
+  sessionUserCount,
+  staleDescriptions,
+  supportedBy,
+  withoutProvenance,
+  type EventScope,
+  type ScopeEvents,
+  type ScopeKey,
 } from '../db/sql/forget.js';
 import type { Deps } from '../deps.js';
 import { contentHash, ftsDocument } from '../domain/text.js';
@@ -48,16 +67,18 @@ export async function forget(deps: Deps, tenantId: string, scope: ForgetScope): 
     const batch = await withTenant(deps.db, tenantId, async (tx) => {
       // A session id is the client's name, unique only within its user: alone it must name one scope.
       if (first && target.key === 'session_id' && target.userId === undefined && (await sessionUserCount(tx, target.value)) > 1) {
-        throw new MemloomError('SESSION_AMBIGUOUS', 'Several users have a session with this id: give user_id with session_id.', { kind: 'input', details: { session_id: target.value } });
+        throw new MemloomError('SESSION_AMBIGUOUS', 'Several users have a session with this id: give user_id with session_id.', {
+          kind: 'input',
+          details: { session_id: target.value },
+        });
       }
       return forgetInTx(tx, target, first);
     });
     outcome = outcome ? addOutcome(outcome, batch) : batch;
     if (batch.found < FORGET_BATCH) break;
   }
-  const jobsRemoved = outcome.eventIds.length === 0
-    ? 0
-    : await removeQueuedJobs(deps, { tenantId, eventIds: new Set(outcome.eventIds), deadKeys: new Set(outcome.deadKeys) });
+  const jobsRemoved =
+    outcome.eventIds.length === 0 ? 0 : await removeQueuedJobs(deps, { tenantId, eventIds: new Set(outcome.eventIds), deadKeys: new Set(outcome.deadKeys) });
   const refreshed = await refreshWorkingMemories(deps, tenantId, outcome.users);
   deps.log.info({ tenantId, scope: target.key, byUser: target.userId !== undefined, ...outcome.result.removed, jobsRemoved }, 'forgot scope');
   return { ...outcome.result, jobs_removed: jobsRemoved, working_memory_refreshed: refreshed };
@@ -65,9 +86,13 @@ export async function forget(deps: Deps, tenantId: string, scope: ForgetScope): 
 
 function scopeTarget(scope: ForgetScope): EventScope {
   const entries = (Object.entries(scope) as Array<[ScopeKey, string | undefined]>).filter((e): e is [ScopeKey, string] => e[1] !== undefined);
-  if (scope.session_id !== undefined && scope.user_id !== undefined && entries.length === 2) return { key: 'session_id', value: scope.session_id, userId: scope.user_id };
+  if (scope.session_id !== undefined && scope.user_id !== undefined && entries.length === 2)
+    return { key: 'session_id', value: scope.session_id, userId: scope.user_id };
   const first = entries[0];
-  if (entries.length !== 1 || !first) throw new MemloomError('INPUT_INVALID', 'Give exactly one of event_id, session_id, user_id, dataset (user_id may accompany session_id).', { kind: 'input' });
+  if (entries.length !== 1 || !first)
+    throw new MemloomError('INPUT_INVALID', 'Give exactly one of event_id, session_id, user_id, dataset (user_id may accompany session_id).', {
+      kind: 'input',
+    });
   return { key: first[0], value: first[1] };
 }
 
@@ -145,7 +170,8 @@ async function forgetEventsInTx(tx: Tx, events: ScopeEvents, recalls: number): P
   removed.edges = edges.rows + entities.edges.rows;
   removed.memories = memories.rows;
   removed.entities = entities.rows;
-  removed.provenance += relations.provenance + edges.provenance + memories.provenance + memories.relations.provenance + entities.provenance + entities.edges.provenance;
+  removed.provenance +=
+    relations.provenance + edges.provenance + memories.provenance + memories.relations.provenance + entities.provenance + entities.edges.provenance;
   removed.vectors += memories.vectors + entities.vectors;
   updated.memories_reactivated = memories.reactivated.length;
 
@@ -153,7 +179,10 @@ async function forgetEventsInTx(tx: Tx, events: ScopeEvents, recalls: number): P
   // edge is the same triplet, so both stay as they are. An entity's description is the one thing
   // written by a single extraction; when it came from the forgotten events only, it goes.
   const stale = await staleDescriptions(tx, described);
-  updated.entity_descriptions_cleared = await clearDescriptions(tx, stale.map((s) => ({ id: s.id, ftsDoc: ftsDocument(s.name) })));
+  updated.entity_descriptions_cleared = await clearDescriptions(
+    tx,
+    stale.map((s) => ({ id: s.id, ftsDoc: ftsDocument(s.name) })),
+  );
 
   const hashes = new Set([...ev.chunkHashes, ...[...memories.texts, ...entities.texts].map((t) => contentHash(t))]);
   removed.cached_vectors = await purgeEmbeddingCache(tx, [...hashes]);
@@ -197,14 +226,22 @@ export async function forgetMemory(deps: Deps, tenantId: string, id: string): Pr
     if (!(await lockMemory(tx, id))) return undefined;
     const quoting = await forgetEventsInTx(tx, await feedbackEventsQuotingMemories(tx, [id]), 0);
     const m = await deleteMemories(tx, [id]);
-    const cached = await purgeEmbeddingCache(tx, m.texts.map((t) => contentHash(t)));
+    const cached = await purgeEmbeddingCache(
+      tx,
+      m.texts.map((t) => contentHash(t)),
+    );
     const q = quoting.result.removed;
     return {
       deleted: true as const,
       id,
       removed: {
-        memories: m.rows + q.memories, relations: m.relations.rows + q.relations, provenance: m.provenance + m.relations.provenance + q.provenance,
-        vectors: m.vectors + q.vectors, cached_vectors: cached + q.cached_vectors, events: q.events, feedback_events: q.events,
+        memories: m.rows + q.memories,
+        relations: m.relations.rows + q.relations,
+        provenance: m.provenance + m.relations.provenance + q.provenance,
+        vectors: m.vectors + q.vectors,
+        cached_vectors: cached + q.cached_vectors,
+        events: q.events,
+        feedback_events: q.events,
       },
       updated: { memories_reactivated: m.reactivated.length + quoting.result.updated.memories_reactivated },
       users: [...new Set([...m.users, ...quoting.users])],

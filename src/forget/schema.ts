@@ -18,10 +18,13 @@ export const ForgetScope = z
     dataset: scopeValue.optional(),
   })
   .strict()
-  .refine((s) => {
-    const given = Object.values(s).filter((v) => v !== undefined).length;
-    return given === 1 || (given === 2 && s.session_id !== undefined && s.user_id !== undefined);
-  }, { message: 'exactly one of event_id, session_id, user_id, dataset (user_id may accompany session_id)' });
+  .refine(
+    (s) => {
+      const given = Object.values(s).filter((v) => v !== undefined).length;
+      return given === 1 || (given === 2 && s.session_id !== undefined && s.user_id !== undefined);
+    },
+    { message: 'exactly one of event_id, session_id, user_id, dataset (user_id may accompany session_id)' },
+  );
 export type ForgetScope = z.infer<typeof ForgetScope>;
 
 /** What a forget removed (rows, by object type) and what it changed on objects that survive. */
@@ -67,5 +70,18 @@ export interface ForgetResult {
 }
 
 export function zeroCounts(): ForgetCounts {
-  return { events: 0, chunks: 0, memories: 0, entities: 0, edges: 0, relations: 0, provenance: 0, vectors: 0, cached_vectors: 0, llm_cache: 0, recalls: 0, feedback_events: 0 };
+  return {
+    events: 0,
+    chunks: 0,
+    memories: 0,
+    entities: 0,
+    edges: 0,
+    relations: 0,
+    provenance: 0,
+    vectors: 0,
+    cached_vectors: 0,
+    llm_cache: 0,
+    recalls: 0,
+    feedback_events: 0,
+  };
 }

@@ -24,7 +24,10 @@ export function memoryNotFound(id: string): MemloomError {
 function assertCorrectable(head: MemoryHead | undefined, id: string): MemoryHead {
   if (!head) throw memoryNotFound(id);
   if (head.status !== 'active') {
-    throw new MemloomError('MEMORY_NOT_ACTIVE', `Only the active version can be corrected; this one is ${head.status}.`, { kind: 'conflict', details: { id, status: head.status } });
+    throw new MemloomError('MEMORY_NOT_ACTIVE', `Only the active version can be corrected; this one is ${head.status}.`, {
+      kind: 'conflict',
+      details: { id, status: head.status },
+    });
   }
   return head;
 }
@@ -46,12 +49,24 @@ export async function correctMemory(deps: Deps, tenantId: string, id: string, in
     const kind = input.kind ?? head.kind;
     const importance = input.importance ?? head.importance;
     const result = await insertCorrectedVersion(
-      tx, id,
-      { kind, content: input.content, content_hash: contentHash(normalizeText(input.content)), fts_doc: ftsDocument(input.content), vector: vector as number[], importance },
-      { model: embedder.model, dims: embedder.dimensions }, runId,
+      tx,
+      id,
+      {
+        kind,
+        content: input.content,
+        content_hash: contentHash(normalizeText(input.content)),
+        fts_doc: ftsDocument(input.content),
+        vector: vector as number[],
+        importance,
+      },
+      { model: embedder.model, dims: embedder.dimensions },
+      runId,
     );
     if ('conflictId' in result) {
-      throw new MemloomError('MEMORY_CONFLICT', 'Another active memory of this scope already says this.', { kind: 'conflict', details: { id, existing_id: result.conflictId } });
+      throw new MemloomError('MEMORY_CONFLICT', 'Another active memory of this scope already says this.', {
+        kind: 'conflict',
+        details: { id, existing_id: result.conflictId },
+      });
     }
     await finishRun(tx, runId, { corrected: 1 });
     return { id: result.id, previous_id: id, version: head.version + 1, kind, importance, content: input.content, status: 'active' };

@@ -56,7 +56,8 @@ export function feedbackEvent(recall: RecallLogRow, answers: string[], input: Fe
     ...(param('dataset') ? { dataset: param('dataset') } : {}),
     metadata: { recall_id: recall.id, score: input.score },
   });
-  if (!parsed.success) throw new MemloomError('FEEDBACK_EVENT_INVALID', 'The feedback event could not be built.', { kind: 'internal', retryable: false, cause: parsed.error });
+  if (!parsed.success)
+    throw new MemloomError('FEEDBACK_EVENT_INVALID', 'The feedback event could not be built.', { kind: 'internal', retryable: false, cause: parsed.error });
   return parsed.data;
 }
 
@@ -67,28 +68,30 @@ export function feedbackEvent(recall: RecallLogRow, answers: string[], input: Fe
  * feedback on the same recall again changes nothing.
  */
 export async function giveFeedback(deps: Deps, tenantId: string, input: FeedbackInput): Promise<FeedbackResult> {
-  const outcome = await intake(deps, tenantId, () => withTenant(deps.db, tenantId, async (tx) => {
-    const recall = await getRecall(tx, input.recall_id);
-    if (!recall) throw new MemloomError('RECALL_NOT_FOUND', 'No recall with this recall_id.', { kind: 'not_found', details: { recall_id: input.recall_id } });
-    const fb = await insertFeedback(tx, { recallId: recall.id, score: input.score, text: input.text ?? null });
-    if (!fb.inserted) return { result: { feedback_id: fb.id, duplicate: true, event_id: fb.event_id, lowered: 0 }, newIds: [] };
-    let eventId: string | null = null;
-    let newEventId: string | undefined;
-    let lowered = 0;
-    if (input.score >= POSITIVE_SCORE) {
-      const event = feedbackEvent(recall, await resultContents(tx, recall.result_ids), input);
-      if (event) {
-        const [stored] = await insertEvents(tx, [toEventRow(event, event.id as string, 'feedback', undefined)]);
-        if (stored) {
-          eventId = stored.id;
-          if (stored.inserted) newEventId = stored.id;
-          await setFeedbackEvent(tx, fb.id, stored.id);
+  const outcome = await intake(deps, tenantId, () =>
+    withTenant(deps.db, tenantId, async (tx) => {
+      const recall = await getRecall(tx, input.recall_id);
+      if (!recall) throw new MemloomError('RECALL_NOT_FOUND', 'No recall with this recall_id.', { kind: 'not_found', details: { recall_id: input.recall_id } });
+      const fb = await insertFeedback(tx, { recallId: recall.id, score: input.score, text: input.text ?? null });
+      if (!fb.inserted) return { result: { feedback_id: fb.id, duplicate: true, event_id: fb.event_id, lowered: 0 }, newIds: [] };
+      let eventId: string | null = null;
+      let newEventId: string | undefined;
+      let lowered = 0;
+      if (input.score >= POSITIVE_SCORE) {
+        const event = feedbackEvent(recall, await resultContents(tx, recall.result_ids), input);
+        if (event) {
+          const [stored] = await insertEvents(tx, [toEventRow(event, event.id as string, 'feedback', undefined)]);
+          if (stored) {
+            eventId = stored.id;
+            if (stored.inserted) newEventId = stored.id;
+            await setFeedbackEvent(tx, fb.id, stored.id);
+          }
         }
+      } else if (input.score <= NEGATIVE_SCORE) {
+        lowered = await lowerRankWeight(tx, recall.result_ids, RANK_WEIGHT_FACTOR, RANK_WEIGHT_FLOOR);
       }
-    } else if (input.score <= NEGATIVE_SCORE) {
-      lowered = await lowerRankWeight(tx, recall.result_ids, RANK_WEIGHT_FACTOR, RANK_WEIGHT_FLOOR);
-    }
-    return { result: { feedback_id: fb.id, duplicate: false, event_id: eventId, lowered }, newIds: newEventId ? [newEventId] : [] };
-  }));
+      return { result: { feedback_id: fb.id, duplicate: false, event_id: eventId, lowered }, newIds: newEventId ? [newEventId] : [] };
+    }),
+  );
   return outcome.result;
 }

@@ -1,8 +1,19 @@
 import type { Deps } from '../deps.js';
 import { withTenant } from '../db/pool.js';
 import {
-  findMemory, listMemories, memoryEntities, memoryProvenance, memoryRelations, memoryVersions,
-  type LinkedEntity, type MemoryItem, type MemoryListFilter, type MemoryRecord, type MemoryVersion, type ProvenanceEvent, type ProvenanceRun,
+  findMemory,
+  listMemories,
+  memoryEntities,
+  memoryProvenance,
+  memoryRelations,
+  memoryVersions,
+  type LinkedEntity,
+  type MemoryItem,
+  type MemoryListFilter,
+  type MemoryRecord,
+  type MemoryVersion,
+  type ProvenanceEvent,
+  type ProvenanceRun,
 } from '../db/sql/memories-read.js';
 import { ftsQuery } from '../domain/text.js';
 import { InputError, MemloomError } from '../errors.js';
@@ -50,8 +61,14 @@ export function decodeCursor(cursor: string): { createdAt: string; id: string } 
 export async function listMemoriesPage(deps: Deps, tenantId: string, q: MemoryListQuery): Promise<MemoryPage> {
   const text = q.q?.trim();
   const filter: MemoryListFilter = {
-    userId: q.user_id, agentId: q.agent_id, sessionId: q.session_id, dataset: q.dataset, kinds: q.kinds,
-    status: q.status, conflicts: q.conflicts, limit: q.limit,
+    userId: q.user_id,
+    agentId: q.agent_id,
+    sessionId: q.session_id,
+    dataset: q.dataset,
+    kinds: q.kinds,
+    status: q.status,
+    conflicts: q.conflicts,
+    limit: q.limit,
     text: text ? { substring: text, terms: ftsQuery(text) } : undefined,
     after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
   };
@@ -67,7 +84,15 @@ export async function listMemoriesPage(deps: Deps, tenantId: string, q: MemoryLi
 export interface MemoryDetail extends MemoryRecord {
   provenance: { events: ProvenanceEvent[]; runs: ProvenanceRun[] };
   versions: MemoryVersion[];
-  relations: Array<{ id: string; relation: string; direction: 'out' | 'in'; other_memory_id: string; other_content: string; other_status: string; is_progression: boolean }>;
+  relations: Array<{
+    id: string;
+    relation: string;
+    direction: 'out' | 'in';
+    other_memory_id: string;
+    other_content: string;
+    other_status: string;
+    is_progression: boolean;
+  }>;
   entities: LinkedEntity[];
 }
 

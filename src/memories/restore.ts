@@ -20,8 +20,14 @@ export async function restoreArchived(deps: Deps, tenantId: string, id: string):
     case 'not_found':
       throw memoryNotFound(id);
     case 'not_archived':
-      throw new MemloomError('MEMORY_NOT_ARCHIVED', `Only an archived memory can be restored; this one is ${r.status}.`, { kind: 'conflict', details: { id, status: r.status } });
+      throw new MemloomError('MEMORY_NOT_ARCHIVED', `Only an archived memory can be restored; this one is ${r.status}.`, {
+        kind: 'conflict',
+        details: { id, status: r.status },
+      });
     case 'conflict':
-      throw new MemloomError('MEMORY_CONFLICT', 'Another active memory of this scope already says this.', { kind: 'conflict', details: { id, existing_id: r.existingId } });
+      throw new MemloomError('MEMORY_CONFLICT', 'Another active memory of this scope already says this.', {
+        kind: 'conflict',
+        details: { id, existing_id: r.existingId },
+      });
   }
 }

@@ -39,12 +39,21 @@ export const ListMemoriesQuery = z
     /** One kind or a comma-separated list. */
     kind: z
       .string()
-      .transform((s) => s.split(',').map((k) => k.trim()).filter((k) => k !== ''))
+      .transform((s) =>
+        s
+          .split(',')
+          .map((k) => k.trim())
+          .filter((k) => k !== ''),
+      )
       .pipe(z.array(z.enum(MEMORY_KINDS, { error: `one of ${MEMORY_KINDS.join(', ')}` })).min(1))
       .optional()
       .describe(`one kind or a comma-separated list of: ${MEMORY_KINDS.join(', ')}`),
     status: z.enum([...MEMORY_STATUSES, 'all']).default('active'),
-    conflicts: z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('only memories in a `challenges` relation'),
+    conflicts: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true')
+      .describe('only memories in a `challenges` relation'),
     q: storableText(1000).pipe(z.string().min(1)).optional().describe('text the memories contain'),
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
@@ -60,6 +69,10 @@ export const WorkingMemoryQuery = z.object({ user_id: id.optional() }).strict();
 /** Parses with `schema` or throws the HTTP 400 with one detail per problem. */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) throw new InputError(`Invalid ${what}.`, parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  if (!parsed.success)
+    throw new InputError(
+      `Invalid ${what}.`,
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
   return parsed.data;
 }

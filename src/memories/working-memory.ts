@@ -21,7 +21,12 @@ export function workingMemoryPath(home: string, tenantId: string, userKey: strin
  * Writes (or, for an empty digest, removes) the file. Written to a temporary name and renamed, so
  * an agent reading it never sees half a file; an unchanged digest is not rewritten.
  */
-export async function writeWorkingMemoryFile(home: string, tenantId: string, userKey: string, markdown: string | null): Promise<'written' | 'unchanged' | 'removed'> {
+export async function writeWorkingMemoryFile(
+  home: string,
+  tenantId: string,
+  userKey: string,
+  markdown: string | null,
+): Promise<'written' | 'unchanged' | 'removed'> {
   const file = workingMemoryPath(home, tenantId, userKey);
   if (markdown === null) {
     await rm(file, { force: true });
@@ -43,7 +48,10 @@ export async function writeWorkingMemoryFile(home: string, tenantId: string, use
 export async function readWorkingMemory(deps: Deps, tenantId: string, userId: string | undefined): Promise<{ markdown: string; refreshed_at: Date }> {
   const found = await withTenant(deps.db, tenantId, (tx) => getBriefing(tx, userId ?? ''));
   if (!found) {
-    throw new MemloomError('WORKING_MEMORY_EMPTY', 'No working memory for this user yet (nothing to say, or not refreshed yet).', { kind: 'not_found', details: { user_id: userId ?? null } });
+    throw new MemloomError('WORKING_MEMORY_EMPTY', 'No working memory for this user yet (nothing to say, or not refreshed yet).', {
+      kind: 'not_found',
+      details: { user_id: userId ?? null },
+    });
   }
   return found;
 }

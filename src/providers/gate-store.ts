@@ -4,7 +4,13 @@
  */
 import type { Db } from '../db/pool.js';
 import {
-  acquireGateLease, adjustGateWindows, readGateWindows, releaseGateLease, reserveGateWindows, setGateCooldown, type WindowReservation,
+  acquireGateLease,
+  adjustGateWindows,
+  readGateWindows,
+  releaseGateLease,
+  reserveGateWindows,
+  setGateCooldown,
+  type WindowReservation,
 } from '../db/sql/gate.js';
 
 export type { WindowReservation };

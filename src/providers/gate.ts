@@ -118,7 +118,13 @@ export class Gate {
     }
   }
 
-  async #runOnce<T>(call: GateCall, scope: GateScope | undefined, interactive: boolean, fn: () => Promise<T>, usageOf: (answer: T) => GateUsage | undefined): Promise<T> {
+  async #runOnce<T>(
+    call: GateCall,
+    scope: GateScope | undefined,
+    interactive: boolean,
+    fn: () => Promise<T>,
+    usageOf: (answer: T) => GateUsage | undefined,
+  ): Promise<T> {
     const admission = await this.#admit(call, scope, interactive);
     let answer: T;
     try {
@@ -127,7 +133,10 @@ export class Gate {
       await this.#failed(admission, err);
       throw err;
     } finally {
-      if (admission.holder) await this.#store.release(`concurrency:${call.kind}`, admission.holder).catch((err: unknown) => this.#log.warn({ err }, 'gate lease not released; it expires'));
+      if (admission.holder)
+        await this.#store
+          .release(`concurrency:${call.kind}`, admission.holder)
+          .catch((err: unknown) => this.#log.warn({ err }, 'gate lease not released; it expires'));
     }
     const usage = usageOf(answer);
     this.#metrics.providerCalls.inc({ provider: call.kind, model: call.model, outcome: 'ok' });
@@ -146,7 +155,10 @@ export class Gate {
     if (r.ok) return;
     this.#metrics.gateWaits.inc({ provider: 'tasks', code: GATE_CODES.budgetWait, reason: 'tenant_tasks_per_hour' });
     throw new MemloomError(GATE_CODES.budgetWait, 'The tenant reached its background tasks per hour; the task waits for the next window.', {
-      kind: 'rate_limited', retryable: true, retryAfterMs: r.retryAfterMs, details: { reason: 'tenant_tasks_per_hour', limit, tenantId },
+      kind: 'rate_limited',
+      retryable: true,
+      retryAfterMs: r.retryAfterMs,
+      details: { reason: 'tenant_tasks_per_hour', limit, tenantId },
     });
   }
 
@@ -192,8 +204,19 @@ export class Gate {
     // Budgets are LLM budgets (docs/guardrails.md); embeddings are bounded by their rate windows.
     if (kind === 'llm') {
       const hour = c.BUDGET_WINDOW_MS;
-      const budget = (name: string, key: string, windowMs: number, limit: number): Window => ({ key, name, windowMs, amount: estimate, limit, tokens: true, budget: true });
-      windows.push(budget('global_per_hour', 'budget:hour:global', hour, this.#globalHour()), budget('global_per_day', 'budget:day:global', 24 * hour, this.#globalDay()));
+      const budget = (name: string, key: string, windowMs: number, limit: number): Window => ({
+        key,
+        name,
+        windowMs,
+        amount: estimate,
+        limit,
+        tokens: true,
+        budget: true,
+      });
+      windows.push(
+        budget('global_per_hour', 'budget:hour:global', hour, this.#globalHour()),
+        budget('global_per_day', 'budget:day:global', 24 * hour, this.#globalDay()),
+      );
       if (tenant !== undefined) {
         windows.push(
           budget('tenant_per_hour', `budget:hour:tenant:${tenant}`, hour, c.TOKEN_BUDGET_PER_HOUR),
@@ -207,7 +230,8 @@ export class Gate {
   async #admit(call: GateCall, scope: GateScope | undefined, interactive: boolean): Promise<Admission> {
     const estimate = Math.ceil(call.tokensIn + call.maxTokensOut);
     const tenant = scope?.tenantId;
-    if (call.kind === 'llm' && estimate > this.#config.TOKEN_BUDGET_PER_TASK) throw taskExceeded(call, estimate, 'per_task', this.#config.TOKEN_BUDGET_PER_TASK);
+    if (call.kind === 'llm' && estimate > this.#config.TOKEN_BUDGET_PER_TASK)
+      throw taskExceeded(call, estimate, 'per_task', this.#config.TOKEN_BUDGET_PER_TASK);
     const windows = this.#windows(call.kind, tenant, estimate);
     const never = windows.find((w) => w.amount > w.limit);
     if (never) throw taskExceeded(call, estimate, never.name, never.limit);
@@ -232,9 +256,16 @@ export class Gate {
     this.#metrics.gateWaits.inc({ provider: call.kind, code, reason });
     // A little jitter so jobs put back together do not all return at the same millisecond.
     const retryAfterMs = r.retryAfterMs + Math.floor(Math.random() * 100);
-    throw new MemloomError(code, code === GATE_CODES.budgetWait ? 'Token budget reached; the call waits for the next window.' : 'Provider rate limit reached; the call waits.', {
-      kind: 'rate_limited', retryable: true, retryAfterMs, details: { provider: call.kind, reason, limit: full?.limit ?? null, tenantId: tenant ?? null },
-    });
+    throw new MemloomError(
+      code,
+      code === GATE_CODES.budgetWait ? 'Token budget reached; the call waits for the next window.' : 'Provider rate limit reached; the call waits.',
+      {
+        kind: 'rate_limited',
+        retryable: true,
+        retryAfterMs,
+        details: { provider: call.kind, reason, limit: full?.limit ?? null, tenantId: tenant ?? null },
+      },
+    );
   }
 
   /** One of LLM_CONCURRENCY slots, polled for up to LEASE_WAIT_MS. */
@@ -248,7 +279,10 @@ export class Gate {
       if (Date.now() + pause > deadline) {
         this.#metrics.gateWaits.inc({ provider: kind, code: GATE_CODES.rateWait, reason: 'concurrency' });
         throw new MemloomError(GATE_CODES.rateWait, 'All provider call slots are busy; the call waits.', {
-          kind: 'rate_limited', retryable: true, retryAfterMs: 1000, details: { provider: kind, reason: 'concurrency', limit: this.#config.LLM_CONCURRENCY },
+          kind: 'rate_limited',
+          retryable: true,
+          retryAfterMs: 1000,
+          details: { provider: kind, reason: 'concurrency', limit: this.#config.LLM_CONCURRENCY },
         });
       }
       await sleep(pause);
@@ -262,7 +296,9 @@ export class Gate {
     this.#metrics.providerCalls.inc({ provider: a.call.kind, model: a.call.model, outcome: limited ? 'rate_limited' : 'error' });
     if (limited) {
       this.#metrics.providerRateLimited.inc({ provider: a.call.kind });
-      await this.#store.cooldown(`cooldown:${a.call.kind}`, e?.retryAfterMs ?? DEFAULT_COOLDOWN_MS).catch((cdErr: unknown) => this.#log.warn({ err: cdErr }, 'provider cooldown not recorded'));
+      await this.#store
+        .cooldown(`cooldown:${a.call.kind}`, e?.retryAfterMs ?? DEFAULT_COOLDOWN_MS)
+        .catch((cdErr: unknown) => this.#log.warn({ err: cdErr }, 'provider cooldown not recorded'));
     }
     // An answer that failed validation was still billed; the provider says how much.
     const inputTokens = e?.details?.inputTokens;
@@ -289,7 +325,14 @@ export class Gate {
       this.#metrics.providerTokens.inc({ provider: a.call.kind, model: a.call.model, direction: 'in' }, usage.tokensIn);
       this.#metrics.providerTokens.inc({ provider: a.call.kind, model: a.call.model, direction: 'out' }, usage.tokensOut);
       await withTenant(this.#db, a.scope?.tenantId ?? 'default', (tx) =>
-        insertTokenUsage(tx, { provider: a.call.provider, model: a.call.model, task: a.call.task, jobId: a.scope?.jobId ?? null, tokensIn: usage.tokensIn, tokensOut: usage.tokensOut }),
+        insertTokenUsage(tx, {
+          provider: a.call.provider,
+          model: a.call.model,
+          task: a.call.task,
+          jobId: a.scope?.jobId ?? null,
+          tokensIn: usage.tokensIn,
+          tokensOut: usage.tokensOut,
+        }),
       );
     } catch (err) {
       this.#log.error({ err, provider: a.call.kind, delta }, 'token usage not recorded');
@@ -299,7 +342,9 @@ export class Gate {
 
 function taskExceeded(call: GateCall, estimate: number, limitName: string, limit: number): MemloomError {
   return new MemloomError(GATE_CODES.taskExceeded, `One ${call.task} call needs about ${estimate} tokens, more than the ${limitName} limit of ${limit}.`, {
-    kind: 'input', retryable: false, details: { provider: call.kind, task: call.task, estimate, limit, reason: limitName },
+    kind: 'input',
+    retryable: false,
+    details: { provider: call.kind, task: call.task, estimate, limit, reason: limitName },
   });
 }
 

@@ -125,7 +125,14 @@ export class GatedLlm implements LlmProvider {
     if (!ask) return undefined;
     return (input) =>
       this.#gate.run(
-        { kind: 'llm', provider: this.#provider, model: this.#inner.model, task: 'reconcile', tokensIn: promptTokens(buildReconcileMessages(input)), maxTokensOut: reconcileMaxTokens(input.units.length) },
+        {
+          kind: 'llm',
+          provider: this.#provider,
+          model: this.#inner.model,
+          task: 'reconcile',
+          tokensIn: promptTokens(buildReconcileMessages(input)),
+          maxTokensOut: reconcileMaxTokens(input.units.length),
+        },
         () => ask(input),
         usageOf,
       );
@@ -148,7 +155,8 @@ export function gateProviders(providers: Providers, gate: Gate, opts: GateProvid
   let embeddings = providers.embeddings;
   if (embeddings.paid) {
     embeddings = new GatedEmbeddings(embeddings, gate, { batchSize: opts.embeddingsBatchSize, provider: opts.embeddingsProvider });
-    if (opts.embeddingsCoalesceMs > 0) embeddings = new CoalescingEmbeddings(embeddings, { maxBatch: opts.embeddingsBatchSize, windowMs: opts.embeddingsCoalesceMs });
+    if (opts.embeddingsCoalesceMs > 0)
+      embeddings = new CoalescingEmbeddings(embeddings, { maxBatch: opts.embeddingsBatchSize, windowMs: opts.embeddingsCoalesceMs });
   }
   const llm = providers.llm.paid ? new GatedLlm(providers.llm, gate, { maxOutputTokens: opts.llmMaxOutputTokens, provider: opts.llmProvider }) : providers.llm;
   return { embeddings, llm, close: () => providers.close() };

@@ -13,7 +13,11 @@ export interface QueueBackend {
   /** Redis key prefix / a label for the PostgreSQL backend; tests use a fresh one per file. */
   prefix: string;
   createQueue(name: QueueName): Queue;
-  createWorker(name: QueueName, processor: Processor, opts: Pick<WorkerOptions, 'concurrency' | 'autorun' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount' | 'limiter'>): Worker;
+  createWorker(
+    name: QueueName,
+    processor: Processor,
+    opts: Pick<WorkerOptions, 'concurrency' | 'autorun' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount' | 'limiter'>,
+  ): Worker;
 }
 
 export function redisConnection(redisUrl: string): ConnectionOptions {
@@ -31,7 +35,12 @@ export function redisConnection(redisUrl: string): ConnectionOptions {
   };
 }
 
-export function createQueueBackend(opts: { redisUrl?: string | undefined; databaseUrl: string; prefix: string; stream?: (() => Duplex) | undefined }): QueueBackend {
+export function createQueueBackend(opts: {
+  redisUrl?: string | undefined;
+  databaseUrl: string;
+  prefix: string;
+  stream?: (() => Duplex) | undefined;
+}): QueueBackend {
   if (opts.redisUrl) {
     const connection = redisConnection(opts.redisUrl);
     const base: QueueOptions = { connection, prefix: opts.prefix };

@@ -147,5 +147,9 @@ export class Dispatcher {
 
 /** One triage job per TRIAGE_BATCH events (job cost on the PostgreSQL backend is per job, not per event). */
 export async function enqueueTriage(queues: Queues, tenantId: string, eventIds: string[]): Promise<void> {
-  await addJobs(queues, 'triage', triageJobs(tenantId, eventIds).map((j) => ({ data: { ...j.data }, opts: jobOptions(j.jobId) })));
+  await addJobs(
+    queues,
+    'triage',
+    triageJobs(tenantId, eventIds).map((j) => ({ data: { ...j.data }, opts: jobOptions(j.jobId) })),
+  );
 }

@@ -49,7 +49,6 @@ export interface EnqueueHooks {
  */
 const PG_BULK_MIN = 8;
 
-
 /** Adds plain (not deduplicated) jobs to one queue the cheapest way for its backend. */
 export async function addJobs(queues: Queues, stage: QueueName, jobs: Array<{ data: Record<string, unknown>; opts: JobsOptions }>): Promise<void> {
   const queue = queues.get(stage);
@@ -75,7 +74,12 @@ export async function enqueueAll(queues: Queues, jobs: Array<NextJob & { jobId: 
       const queue = queues.get(stage);
       const plain = list.filter((j) => !j.opts?.deduplication);
       const deduped = list.filter((j) => j.opts?.deduplication);
-      if (plain.length > 0) await addJobs(queues, stage, plain.map((j) => ({ data: j.input, opts: jobOptions(j.jobId, j.opts) })));
+      if (plain.length > 0)
+        await addJobs(
+          queues,
+          stage,
+          plain.map((j) => ({ data: j.input, opts: jobOptions(j.jobId, j.opts) })),
+        );
       for (const j of deduped) {
         // In debounce mode (replace) BullMQ swaps a delayed pending job for the new one, or keeps
         // the add as the pending job's follow-up when that job is running; either way a job was

@@ -29,7 +29,11 @@ async function upsertSchedules(queue: Queue, intervals: Record<MaintenanceTask, 
     if (s.key && !wanted.has(s.key)) await queue.removeJobScheduler(s.key);
   }
   for (const task of MAINTENANCE_TASKS) {
-    await queue.upsertJobScheduler(schedulerId(task), { every: intervals[task] }, { name: task, data: { task }, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } });
+    await queue.upsertJobScheduler(
+      schedulerId(task),
+      { every: intervals[task] },
+      { name: task, data: { task }, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
+    );
   }
 }
 
@@ -57,7 +61,11 @@ export async function startScheduler(deps: Deps): Promise<RunningScheduler> {
       log.warn({ present, expected: MAINTENANCE_TASKS.length }, 'job schedulers were missing (queue backend lost them); registered again');
       // The queue lost its state, so it may have lost pipeline jobs too: requeue now rather than
       // at the next tick (the requeue task queues stored events no live job holds).
-      await queue.add('requeue', { task: 'requeue' }, { jobId: `maintenance-requeue-now-${Date.now().toString(36)}`, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } });
+      await queue.add(
+        'requeue',
+        { task: 'requeue' },
+        { jobId: `maintenance-requeue-now-${Date.now().toString(36)}`, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+      );
     }
   };
   const timer = setInterval(() => {

@@ -43,8 +43,11 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       rel,
       signals: { vector: vec.get(c.id), keyword: kw.get(c.id), occurredAt: c.occurred_at, importance: c.importance ?? 5 },
       result: {
-        id: c.id, type: 'chunk', content: c.content,
-        occurred_at: c.occurred_at.toISOString(), recorded_at: c.created_at.toISOString(),
+        id: c.id,
+        type: 'chunk',
+        content: c.content,
+        occurred_at: c.occurred_at.toISOString(),
+        recorded_at: c.created_at.toISOString(),
         source: { event_ids: [c.event_id], session_id: c.session_id, dataset: c.dataset },
       },
     };

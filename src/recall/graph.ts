@@ -17,12 +17,26 @@ export async function recallGraph(ctx: RecallContext, limit: number): Promise<Re
     const namedSet = new Set(named);
     return rows.map((r): RecallResult => {
       const direction = namedSet.has(r.source_id) ? 'out' : namedSet.has(r.target_id) ? 'in' : 'none';
-      const { score, scores } = fuse({ relevance: Number(r.rank) / maxRank, keyword: Number(r.rank) / maxRank, entity: direction === 'none' ? 0 : 1, occurredAt: r.valid_at, importance: 5 }, ctx.now);
+      const { score, scores } = fuse(
+        { relevance: Number(r.rank) / maxRank, keyword: Number(r.rank) / maxRank, entity: direction === 'none' ? 0 : 1, occurredAt: r.valid_at, importance: 5 },
+        ctx.now,
+      );
       return {
-        id: r.id, type: 'triplet', content: `${r.source} ${r.relation.replace(/_/g, ' ')} ${r.target}${r.description ? ` — ${r.description}` : ''}`,
-        score, scores, occurred_at: r.valid_at.toISOString(), recorded_at: r.created_at.toISOString(),
+        id: r.id,
+        type: 'triplet',
+        content: `${r.source} ${r.relation.replace(/_/g, ' ')} ${r.target}${r.description ? ` — ${r.description}` : ''}`,
+        score,
+        scores,
+        occurred_at: r.valid_at.toISOString(),
+        recorded_at: r.created_at.toISOString(),
         source: { event_ids: r.event_ids, session_id: null, dataset: null },
-        triplet: { source: r.source, relation: r.relation, target: r.target, direction, chunks: chunks.filter((c) => r.event_ids.includes(c.event_id)).slice(0, 3) },
+        triplet: {
+          source: r.source,
+          relation: r.relation,
+          target: r.target,
+          direction,
+          chunks: chunks.filter((c) => r.event_ids.includes(c.event_id)).slice(0, 3),
+        },
       };
     });
   });

@@ -30,13 +30,25 @@ export interface RecallOptions {
   oneTransaction?: boolean;
 }
 
-export async function recall(deps: Deps, tenantId: string, input: RecallInput, onAccess?: (memoryIds: string[]) => void, opts: RecallOptions = {}): Promise<RecallAnswer> {
+export async function recall(
+  deps: Deps,
+  tenantId: string,
+  input: RecallInput,
+  onAccess?: (memoryIds: string[]) => void,
+  opts: RecallOptions = {},
+): Promise<RecallAnswer> {
   const started = performance.now();
   // Outside any transaction: the query embedding may be a provider call.
   const ctx = await recallContext(deps, tenantId, input);
   const finish = async (tx: Queryable, results: RecallResult[]): Promise<RecallAnswer> => {
     const tookMs = Math.round((performance.now() - started) * 100) / 100;
-    const recallId = await recordRecall(tx, { query: input.query, params: { ...input, query: undefined }, userId: input.user_id ?? null, resultIds: results.map((r) => r.id), tookMs });
+    const recallId = await recordRecall(tx, {
+      query: input.query,
+      params: { ...input, query: undefined },
+      userId: input.user_id ?? null,
+      resultIds: results.map((r) => r.id),
+      tookMs,
+    });
     return { recall_id: recallId, results, took_ms: tookMs };
   };
   let answer: RecallAnswer;
@@ -85,7 +97,11 @@ async function retrieve(ctx: RecallContext): Promise<RecallResult[]> {
 async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
   const graphSlots = Math.floor(limit / 5);
   const k = candidates(limit);
-  const [memories, chunks, triplets] = await Promise.all([memoryCandidates(ctx, k), chunkCandidates(ctx, k), graphSlots > 0 ? recallGraph(ctx, graphSlots) : []]);
+  const [memories, chunks, triplets] = await Promise.all([
+    memoryCandidates(ctx, k),
+    chunkCandidates(ctx, k),
+    graphSlots > 0 ? recallGraph(ctx, graphSlots) : [],
+  ]);
   const support = new Map<string, number>();
   for (const m of memories) for (const e of m.result.source.event_ids) support.set(e, Math.max(support.get(e) ?? 0, m.rel));
   for (const m of memories) m.rel *= AUTO_MEMORY_SCALE;

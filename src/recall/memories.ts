@@ -41,10 +41,25 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
     if (ctx.asksAboutTime && (m.event_time !== null || hasTimeExpression(m.content))) rel += INTENT.temporal;
     return {
       rel,
-      signals: { vector: vec.get(m.id), keyword: kw.get(m.id), entity: entity.get(m.id), graph: graph.get(m.id), occurredAt: occurred, importance: m.importance, isCrystal: m.is_crystal, version: m.version, rankWeight: m.rank_weight },
+      signals: {
+        vector: vec.get(m.id),
+        keyword: kw.get(m.id),
+        entity: entity.get(m.id),
+        graph: graph.get(m.id),
+        occurredAt: occurred,
+        importance: m.importance,
+        isCrystal: m.is_crystal,
+        version: m.version,
+        rankWeight: m.rank_weight,
+      },
       result: {
-        id: m.id, type: 'memory', content: m.content, kind: m.kind, status: m.status,
-        occurred_at: occurred.toISOString(), recorded_at: m.created_at.toISOString(),
+        id: m.id,
+        type: 'memory',
+        content: m.content,
+        kind: m.kind,
+        status: m.status,
+        occurred_at: occurred.toISOString(),
+        recorded_at: m.created_at.toISOString(),
         source: { event_ids: m.event_ids, session_id: m.session_id, dataset: m.dataset },
       },
     };

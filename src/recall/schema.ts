@@ -54,5 +54,11 @@ export interface RecallResult {
   occurred_at: string;
   recorded_at: string;
   source: { event_ids: string[]; session_id: string | null; dataset: string | null };
-  triplet?: { source: string; relation: string; target: string; direction: 'out' | 'in' | 'none'; chunks: Array<{ id: string; content: string; event_id: string }> };
+  triplet?: {
+    source: string;
+    relation: string;
+    target: string;
+    direction: 'out' | 'in' | 'none';
+    chunks: Array<{ id: string; content: string; event_id: string }>;
+  };
 }

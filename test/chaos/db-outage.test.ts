@@ -53,7 +53,10 @@ describe('database unavailable, then back', () => {
     await waitFor(async () => (await getJson(`${m.url}/readyz`)).status === 200, { timeoutMs: 60_000, what: '/readyz to answer 200 again' });
     const after = await postJson(`${m.url}/v1/events`, { content: 'after the outage: Alice prefers Grafana.', session_id: 'o1', user_id: 'u' });
     expect(after.status).toBe(202);
-    await waitFor(async () => ((await getJson(`${m.url}/v1/stats`)).body as { pending_events: number }).pending_events === 0, { timeoutMs: 120_000, what: 'the pipeline to finish' });
+    await waitFor(async () => ((await getJson(`${m.url}/v1/stats`)).body as { pending_events: number }).pending_events === 0, {
+      timeoutMs: 120_000,
+      what: 'the pipeline to finish',
+    });
     const stats = (await getJson(`${m.url}/v1/stats`)).body as { objects: { events: number } };
     expect(stats.objects.events).toBe(2); // the two accepted; nothing from the outage was half-stored
     expect((await postJson(`${m.url}/v1/recall`, { query: 'Grafana', mode: 'chunks' })).status).toBe(200);

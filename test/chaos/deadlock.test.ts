@@ -49,8 +49,14 @@ describe('no deadlocks with two worker processes on PostgreSQL', () => {
     db = await createScratchDatabase();
     home = await mkdtemp(path.join(os.tmpdir(), 'memloom-deadlock-'));
     const env = {
-      DATABASE_URL: db.url, REDIS_URL: redis.url, MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'),
-      EXTRACT_DEBOUNCE_MS: '1000', EXTRACT_MAX_WAIT_MS: '5000', LOG_LEVEL: 'warn', INGEST_RATE_PER_SEC: '1000000',
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      MEMLOOM_HOME: home,
+      EVENTS_DIR: path.join(home, 'events'),
+      EXTRACT_DEBOUNCE_MS: '1000',
+      EXTRACT_MAX_WAIT_MS: '5000',
+      LOG_LEVEL: 'warn',
+      INGEST_RATE_PER_SEC: '1000000',
     };
     api = spawnMemloom(['api'], { ...env, PORT: String(await freePort()) });
     await waitReady(api);
@@ -82,11 +88,18 @@ describe('no deadlocks with two worker processes on PostgreSQL', () => {
     // names the same entities and states near-identical facts (confirmed or superseded by the
     // others) in its own order.
     const events = Array.from({ length: SESSIONS }, (_, s) => s).flatMap((s) =>
-      shuffled(FACTS, s + 1).map((content, k) => ({ session_id: `dl-${s}`, user_id: 'u-shared', role: 'user', content: k % 2 === 0 ? content : content.replace('.', ` (noted in session ${s}).`) })),
+      shuffled(FACTS, s + 1).map((content, k) => ({
+        session_id: `dl-${s}`,
+        user_id: 'u-shared',
+        role: 'user',
+        content: k % 2 === 0 ? content : content.replace('.', ` (noted in session ${s}).`),
+      })),
     );
     for (let i = 0; i < events.length; i += 500) expect((await postJson(`${api.url}/v1/events`, { events: events.slice(i, i + 500) })).status).toBe(202);
     await waitFor(async () => ((await getJson(`${api.url}/v1/stats`)).body as { pending_events: number }).pending_events === 0, {
-      timeoutMs: 300_000, intervalMs: 500, what: 'every session to be extracted',
+      timeoutMs: 300_000,
+      intervalMs: 500,
+      what: 'every session to be extracted',
     });
     const logs = procs.map((p) => p.output()).join('\n');
     expect(logs.match(/deadlock detected/g) ?? []).toEqual([]);

@@ -27,12 +27,16 @@ describe('hostile HTTP input', () => {
     port = Number(new URL(m.url).port);
     // Real ids for path parameters, so hostile bodies also reach handlers past the id lookup.
     const auth = { authorization: `Bearer ${KEYS.alpha}` };
-    const posted = await postJson(`${m.url}/v1/events`, {
-      events: [
-        { session_id: 'fz-1', user_id: 'u-fz', role: 'user', content: 'We decided to run PostgreSQL 16 with pgvector for the memory store.' },
-        { session_id: 'fz-1', user_id: 'u-fz', role: 'user', content: 'Alice prefers Grafana dashboards; Redis holds the queues.' },
-      ],
-    }, auth);
+    const posted = await postJson(
+      `${m.url}/v1/events`,
+      {
+        events: [
+          { session_id: 'fz-1', user_id: 'u-fz', role: 'user', content: 'We decided to run PostgreSQL 16 with pgvector for the memory store.' },
+          { session_id: 'fz-1', user_id: 'u-fz', role: 'user', content: 'Alice prefers Grafana dashboards; Redis holds the queues.' },
+        ],
+      },
+      auth,
+    );
     expect(posted.status).toBe(202);
     ids.push(...(posted.body.ids as string[]));
     await waitFor(async () => (await apiStats2(m.url, auth)).pending_events === 0, { timeoutMs: 120_000, what: 'the seed events to be extracted' });

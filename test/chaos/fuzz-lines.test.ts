@@ -13,14 +13,21 @@ import { hostileBody, hostileString } from './hostile.js';
  */
 const LINES = Number(process.env.FUZZ_LINES ?? 400);
 
-const goodLine = fc.record({ content: hostileString.filter((s) => s.trim() !== '' && !s.includes('\u0000') && !/[\uD800-\uDFFF]/u.test(s) && s.length < 20_000), user_id: fc.constantFrom('u1', 'u2') })
+const goodLine = fc
+  .record({
+    content: hostileString.filter((s) => s.trim() !== '' && !s.includes('\u0000') && !/[\uD800-\uDFFF]/u.test(s) && s.length < 20_000),
+    user_id: fc.constantFrom('u1', 'u2'),
+  })
   .map((e) => Buffer.from(JSON.stringify({ ...e, type: 'note' })));
 const anyLine = fc.oneof({ weight: 2, arbitrary: goodLine }, { weight: 3, arbitrary: hostileBody });
 
 describe('hostile lines in the events directory', () => {
   let m: TestMemloom;
   beforeAll(async () => {
-    m = await startTestMemloom({ env: { EXTRACT_DEBOUNCE_MS: '100', EXTRACT_MAX_WAIT_MS: '2000' }, roles: { api: true, watcher: true, workers: ['triage', 'chunk', 'embed', 'extract'] } });
+    m = await startTestMemloom({
+      env: { EXTRACT_DEBOUNCE_MS: '100', EXTRACT_MAX_WAIT_MS: '2000' },
+      roles: { api: true, watcher: true, workers: ['triage', 'chunk', 'embed', 'extract'] },
+    });
   });
   afterAll(async () => m?.close());
 
@@ -32,24 +39,44 @@ describe('hostile lines in the events directory', () => {
     await mkdir(m.eventsDir, { recursive: true });
     const file = path.join(m.eventsDir, 'fuzz.jsonl');
     await appendFile(file, Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
-    const relevant = lines.map((l, i) => ({ n: i + 1, blank: l.toString('latin1').trim() === '' })).filter((l) => !l.blank).map((l) => l.n);
-    await waitFor(async () => (await sql(m.deps.db, `SELECT 1 FROM events WHERE content = 'the sentinel after everything'`)).length === 1, { timeoutMs: 300_000, what: 'the line after every hostile one' });
+    const relevant = lines
+      .map((l, i) => ({ n: i + 1, blank: l.toString('latin1').trim() === '' }))
+      .filter((l) => !l.blank)
+      .map((l) => l.n);
+    await waitFor(async () => (await sql(m.deps.db, `SELECT 1 FROM events WHERE content = 'the sentinel after everything'`)).length === 1, {
+      timeoutMs: 300_000,
+      what: 'the line after every hostile one',
+    });
 
-    const stored = await sql<{ line: number; n: number }>(m.deps.db, `SELECT split_part(source_ref, ':', 2)::int AS line, count(*)::int AS n FROM events WHERE source = 'file' GROUP BY 1`);
-    const dead = await sql<{ line: number; n: number; file: string }>(m.deps.db, `SELECT line::int AS line, count(*)::int AS n, min(file) AS file FROM dead_letters WHERE source = 'file' GROUP BY line`);
+    const stored = await sql<{ line: number; n: number }>(
+      m.deps.db,
+      `SELECT split_part(source_ref, ':', 2)::int AS line, count(*)::int AS n FROM events WHERE source = 'file' GROUP BY 1`,
+    );
+    const dead = await sql<{ line: number; n: number; file: string }>(
+      m.deps.db,
+      `SELECT line::int AS line, count(*)::int AS n, min(file) AS file FROM dead_letters WHERE source = 'file' GROUP BY line`,
+    );
     const seen = new Map<number, string[]>();
     for (const s of stored) seen.set(s.line, [...(seen.get(s.line) ?? []), ...Array(s.n).fill('event')]);
     for (const d of dead) seen.set(d.line, [...(seen.get(d.line) ?? []), ...Array(d.n).fill(`dead:${d.file}`)]);
-    const wrong = relevant.filter((n) => (seen.get(n) ?? []).length !== 1).map((n) => ({ line: n, outcome: seen.get(n) ?? [], text: lines[n - 1]?.toString('latin1').slice(0, 120) }));
+    const wrong = relevant
+      .filter((n) => (seen.get(n) ?? []).length !== 1)
+      .map((n) => ({ line: n, outcome: seen.get(n) ?? [], text: lines[n - 1]?.toString('latin1').slice(0, 120) }));
     process.stderr.write(`fuzz-lines: ${lines.length} lines, seed ${seed}: ${stored.length} stored, ${dead.length} dead-lettered\n`);
     expect(wrong, `seed ${seed}`).toEqual([]);
     expect(dead.every((d) => d.file === 'fuzz.jsonl')).toBe(true);
 
     // Every stored event finishes: no job fails on content that passed the boundary.
-    const stuck = () => sql<{ status: string; n: number; len: number }>(m.deps.db, `SELECT status, count(*)::int AS n, sum(length(content))::int AS len FROM events WHERE status NOT IN ('done', 'skipped', 'failed') GROUP BY status`);
-    await waitFor(async () => (await stuck()).length === 0, { timeoutMs: 600_000, intervalMs: 500, what: 'every stored line to be processed' }).catch(async (err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify(await stuck())}`);
-    });
+    const stuck = () =>
+      sql<{ status: string; n: number; len: number }>(
+        m.deps.db,
+        `SELECT status, count(*)::int AS n, sum(length(content))::int AS len FROM events WHERE status NOT IN ('done', 'skipped', 'failed') GROUP BY status`,
+      );
+    await waitFor(async () => (await stuck()).length === 0, { timeoutMs: 600_000, intervalMs: 500, what: 'every stored line to be processed' }).catch(
+      async (err: Error) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await stuck())}`);
+      },
+    );
     expect(await sql(m.deps.db, `SELECT queue, message FROM dead_letters WHERE source = 'job'`)).toEqual([]);
     expect(await sql(m.deps.db, `SELECT id FROM events WHERE status = 'failed'`)).toEqual([]);
   }, 900_000);

@@ -62,7 +62,9 @@ describe('unusual but valid content through the whole pipeline', () => {
     expect(statuses.reduce((n, s) => n + s.n, 0)).toBe(events.filter((e) => e.content.trim() !== '').length);
     const dead = await sql<{ queue: string; message: string }>(m.deps.db, `SELECT queue, message FROM dead_letters WHERE source = 'job'`);
     expect(dead).toEqual([]);
-    const failed = await Promise.all(['triage', 'chunk', 'embed', 'extract', 'briefing'].map(async (q) => (await m.deps.queues.get(q as 'triage').getJobCounts('failed')).failed));
+    const failed = await Promise.all(
+      ['triage', 'chunk', 'embed', 'extract', 'briefing'].map(async (q) => (await m.deps.queues.get(q as 'triage').getJobCounts('failed')).failed),
+    );
     expect(failed).toEqual([0, 0, 0, 0, 0]);
     // Job payloads and results carry ids, not content: no job of any queue holds an event's text.
     const distinctive = ODD.filter((c) => c.trim().length >= 12);
@@ -70,13 +72,18 @@ describe('unusual but valid content through the whole pipeline', () => {
       const jobs = await m.deps.queues.get(q).getJobs(['completed', 'waiting', 'delayed', 'active', 'failed'], 0, 10_000);
       for (const job of jobs) {
         const json = JSON.stringify({ data: job?.data, returnvalue: job?.returnvalue });
-        expect(distinctive.filter((c) => json.includes(JSON.stringify(c).slice(1, 41))), `${q} job ${job?.id}`).toEqual([]);
+        expect(
+          distinctive.filter((c) => json.includes(JSON.stringify(c).slice(1, 41))),
+          `${q} job ${job?.id}`,
+        ).toEqual([]);
       }
     }
     // Each event's chunks cover its content exactly (offsets slice the event).
     // (in JavaScript: offsets count UTF-16 code units, PostgreSQL's substr counts code points)
-    const rows = await sql<{ id: string; content: string; chunks: Array<{ s: number; e: number; c: string }> }>(m.deps.db,
-      `SELECT e.id, e.content, json_agg(json_build_object('s', c.start_offset, 'e', c.end_offset, 'c', c.content)) AS chunks FROM events e JOIN chunks c ON c.event_id = e.id GROUP BY e.id, e.content`);
+    const rows = await sql<{ id: string; content: string; chunks: Array<{ s: number; e: number; c: string }> }>(
+      m.deps.db,
+      `SELECT e.id, e.content, json_agg(json_build_object('s', c.start_offset, 'e', c.end_offset, 'c', c.content)) AS chunks FROM events e JOIN chunks c ON c.event_id = e.id GROUP BY e.id, e.content`,
+    );
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.filter((r) => r.chunks.some((c) => r.content.slice(c.s, c.e) !== c.c)).map((r) => r.id)).toEqual([]);
   }, 900_000);

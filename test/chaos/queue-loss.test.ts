@@ -21,7 +21,9 @@ function events(tag: string, n: number): object[] {
     'ok',
   ];
   return Array.from({ length: n }, (_, i) => ({
-    session_id: `${tag}-s${i % 7}`, user_id: `${tag}-u${i % 3}`, role: i % 2 ? 'assistant' : 'user',
+    session_id: `${tag}-s${i % 7}`,
+    user_id: `${tag}-u${i % 3}`,
+    role: i % 2 ? 'assistant' : 'user',
     content: `${lines[i % lines.length]} (${tag} ${i})`,
   }));
 }
@@ -34,7 +36,8 @@ async function post(m: TestMemloom, key: string, batch: object[]): Promise<strin
 
 const pending = async (m: TestMemloom) => {
   let n = 0;
-  for (const key of Object.values(KEYS)) n += ((await getJson(`${m.url}/v1/stats`, { authorization: `Bearer ${key}` })).body as { pending_events: number }).pending_events;
+  for (const key of Object.values(KEYS))
+    n += ((await getJson(`${m.url}/v1/stats`, { authorization: `Bearer ${key}` })).body as { pending_events: number }).pending_events;
   return n;
 };
 
@@ -47,8 +50,12 @@ describe('queue loss in server mode: the queue is not the source of truth', () =
     db = await createScratchDatabase();
     m = await startTestMemloom({
       env: {
-        DATABASE_URL: db.url, REDIS_URL: redis.url, MEMLOOM_API_KEYS: `${KEYS.alpha}:alpha,${KEYS.beta}:beta`,
-        REQUEUE_INTERVAL_MS: '30000', EXTRACT_DEBOUNCE_MS: '300', INGEST_RATE_PER_SEC: '1000000',
+        DATABASE_URL: db.url,
+        REDIS_URL: redis.url,
+        MEMLOOM_API_KEYS: `${KEYS.alpha}:alpha,${KEYS.beta}:beta`,
+        REQUEUE_INTERVAL_MS: '30000',
+        EXTRACT_DEBOUNCE_MS: '300',
+        INGEST_RATE_PER_SEC: '1000000',
       },
       roles: { api: true, workers: ['triage', 'chunk', 'embed', 'extract', 'briefing', 'maintenance'], scheduler: true },
     });
@@ -62,17 +69,36 @@ describe('queue loss in server mode: the queue is not the source of truth', () =
 
   async function expectAllFinished(ids: Map<string, string[]>): Promise<void> {
     for (const [tenant, list] of ids) {
-      const rows = await sql<{ status: string; n: number }>(m.deps.db, 'SELECT status, count(*)::int AS n FROM events WHERE id = ANY($1::uuid[]) GROUP BY status', [list], tenant);
-      expect(rows.filter((r) => r.status !== 'done' && r.status !== 'skipped'), tenant).toEqual([]);
-      expect(rows.reduce((n, r) => n + r.n, 0), tenant).toBe(list.length);
+      const rows = await sql<{ status: string; n: number }>(
+        m.deps.db,
+        'SELECT status, count(*)::int AS n FROM events WHERE id = ANY($1::uuid[]) GROUP BY status',
+        [list],
+        tenant,
+      );
+      expect(
+        rows.filter((r) => r.status !== 'done' && r.status !== 'skipped'),
+        tenant,
+      ).toEqual([]);
+      expect(
+        rows.reduce((n, r) => n + r.n, 0),
+        tenant,
+      ).toBe(list.length);
       // every kept event was chunked and embedded exactly once (chunks are unique per event and index)
-      const missing = await sql(m.deps.db, `SELECT e.id FROM events e WHERE e.id = ANY($1::uuid[]) AND e.status = 'done' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.event_id = e.id AND c.embedding IS NOT NULL)`, [list], tenant);
+      const missing = await sql(
+        m.deps.db,
+        `SELECT e.id FROM events e WHERE e.id = ANY($1::uuid[]) AND e.status = 'done' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.event_id = e.id AND c.embedding IS NOT NULL)`,
+        [list],
+        tenant,
+      );
       expect(missing, tenant).toEqual([]);
     }
   }
 
   it('Redis SIGKILLed mid-run and restarted empty: writes answer 202 meanwhile, pending_events returns to 0', async () => {
-    const ids = new Map<string, string[]>([['alpha', []], ['beta', []]]);
+    const ids = new Map<string, string[]>([
+      ['alpha', []],
+      ['beta', []],
+    ]);
     for (let i = 0; i < 6; i++) {
       ids.get('alpha')?.push(...(await post(m, KEYS.alpha, events(`a${i}`, 40))));
       ids.get('beta')?.push(...(await post(m, KEYS.beta, events(`b${i}`, 20))));
@@ -85,12 +111,17 @@ describe('queue loss in server mode: the queue is not the source of truth', () =
     await redis.start(); // empty: --save '' --appendonly no
     const back = Date.now();
     await waitFor(async () => (await pending(m)) === 0, { timeoutMs: 180_000, intervalMs: 500, what: 'pending_events to return to 0 after the restart' });
-    process.stderr.write(`queue-loss: pending_events 0 ${((Date.now() - back) / 1000).toFixed(1)} s after Redis came back empty (${ids.get('alpha')?.length} + ${ids.get('beta')?.length} events)\n`);
+    process.stderr.write(
+      `queue-loss: pending_events 0 ${((Date.now() - back) / 1000).toFixed(1)} s after Redis came back empty (${ids.get('alpha')?.length} + ${ids.get('beta')?.length} events)\n`,
+    );
     await expectAllFinished(ids);
   }, 600_000);
 
   it('Redis flushed while running: the requeue task queues the forgotten work again', async () => {
-    const ids = new Map<string, string[]>([['alpha', []], ['beta', []]]);
+    const ids = new Map<string, string[]>([
+      ['alpha', []],
+      ['beta', []],
+    ]);
     for (let i = 0; i < 4; i++) {
       ids.get('alpha')?.push(...(await post(m, KEYS.alpha, events(`fa${i}`, 40))));
       ids.get('beta')?.push(...(await post(m, KEYS.beta, events(`fb${i}`, 40))));

@@ -35,15 +35,26 @@ describe('two tenants: B never changes what A reads', () => {
       roles: { api: true, workers: ['triage', 'chunk', 'embed', 'extract', 'briefing', 'dream'] },
     });
     port = Number(new URL(m.url).port);
-    const posted = await postJson(`${m.url}/v1/events`, { events: SHARED.map((content) => ({ content, session_id: 'sa', user_id: 'u1', role: 'user' })) }, auth(A));
+    const posted = await postJson(
+      `${m.url}/v1/events`,
+      { events: SHARED.map((content) => ({ content, session_id: 'sa', user_id: 'u1', role: 'user' })) },
+      auth(A),
+    );
     aIds.events = posted.body.ids;
     await drained(A);
-    await waitFor(async () => (await getJson(`${m.url}/v1/working-memory?user_id=u1`, auth(A))).status === 200, { timeoutMs: 120_000, what: "A's working memory" });
+    await waitFor(async () => (await getJson(`${m.url}/v1/working-memory?user_id=u1`, auth(A))).status === 200, {
+      timeoutMs: 120_000,
+      what: "A's working memory",
+    });
   });
   afterAll(async () => m?.close());
 
   const drained = (key: string) =>
-    waitFor(async () => ((await getJson(`${m.url}/v1/stats`, auth(key))).body as { pending_events: number }).pending_events === 0, { timeoutMs: 180_000, intervalMs: 300, what: 'the pipeline to drain' });
+    waitFor(async () => ((await getJson(`${m.url}/v1/stats`, auth(key))).body as { pending_events: number }).pending_events === 0, {
+      timeoutMs: 180_000,
+      intervalMs: 300,
+      what: 'the pipeline to drain',
+    });
 
   /** What tenant A can observe; reading it must not change it (checked by reading it twice). */
   async function snapshotA(): Promise<Record<string, unknown>> {
@@ -54,7 +65,13 @@ describe('two tenants: B never changes what A reads', () => {
         expect(r.status).toBe(200);
         // everything but freshness, which moves with the clock
         out[`recall ${mode} ${query}`] = (r.body.results as Array<{ id: string; content: string; scores: Record<string, number> }>).map((x) => ({
-          id: x.id, content: x.content, vector: x.scores.vector, keyword: x.scores.keyword, entity: x.scores.entity, graph: x.scores.graph, importance: x.scores.importance,
+          id: x.id,
+          content: x.content,
+          vector: x.scores.vector,
+          keyword: x.scores.keyword,
+          entity: x.scores.entity,
+          graph: x.scores.graph,
+          importance: x.scores.importance,
         }));
       }
     }
@@ -97,19 +114,38 @@ describe('two tenants: B never changes what A reads', () => {
     expect(signalsBefore.signals.length).toBeGreaterThan(0);
 
     // B's own activity: the same sentences and many more, recall, feedback, correction, forget.
-    const bPosted = await postJson(`${m.url}/v1/events`, { events: [...SHARED, ...B_ONLY].map((content) => ({ content, session_id: 'sa', user_id: 'u1', role: 'user' })) }, auth(B));
+    const bPosted = await postJson(
+      `${m.url}/v1/events`,
+      { events: [...SHARED, ...B_ONLY].map((content) => ({ content, session_id: 'sa', user_id: 'u1', role: 'user' })) },
+      auth(B),
+    );
     expect(bPosted.status).toBe(202);
     await drained(B);
     const bRecall = await postJson(`${m.url}/v1/recall`, { query: 'PostgreSQL', user_id: 'u1', mode: 'memories' }, auth(B));
     const bMemory = (bRecall.body.results as Array<{ id: string }>)[0]?.id as string;
     expect((await postJson(`${m.url}/v1/feedback`, { recall_id: bRecall.body.recall_id, score: 1, text: 'wrong' }, auth(B))).status).toBe(201);
-    expect((await rawRequest(port, { method: 'PATCH', target: `/v1/memories/${bMemory}`, headers: [['authorization', `Bearer ${B}`], ['content-type', 'application/json']], body: JSON.stringify({ content: 'We decided to use MySQL instead.' }) })).status).toBe(200);
+    expect(
+      (
+        await rawRequest(port, {
+          method: 'PATCH',
+          target: `/v1/memories/${bMemory}`,
+          headers: [
+            ['authorization', `Bearer ${B}`],
+            ['content-type', 'application/json'],
+          ],
+          body: JSON.stringify({ content: 'We decided to use MySQL instead.' }),
+        })
+      ).status,
+    ).toBe(200);
 
     // A's ids through B's key: never found, never changed.
     for (const id of aIds.memories) {
       for (const method of ['GET', 'PATCH', 'DELETE']) {
         const patch = method === 'PATCH';
-        const headers: Array<[string, string]> = [['authorization', `Bearer ${B}`], ...(patch ? [['content-type', 'application/json'] as [string, string]] : [])];
+        const headers: Array<[string, string]> = [
+          ['authorization', `Bearer ${B}`],
+          ...(patch ? [['content-type', 'application/json'] as [string, string]] : []),
+        ];
         const r = await rawRequest(port, { method, target: `/v1/memories/${id}`, headers, ...(patch ? { body: '{"content":"hijacked"}' } : {}) });
         expect(r.status, `${method} A's memory as B`).toBe(404);
       }
@@ -126,8 +162,16 @@ describe('two tenants: B never changes what A reads', () => {
     const routes = m.app?.registeredRoutes ?? [];
     for (const route of routes) {
       const target = route.url.replace(/:[A-Za-z_]+/g, aIds.memories[0] as string).replace('*', '');
-      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : JSON.stringify({ query: 'PostgreSQL', content: 'x', session_id: 'sa', user_id: 'u1' });
-      const r = await rawRequest(port, { method: route.method, target, headers: [['authorization', `Bearer ${B}`], ...(body ? [['content-type', 'application/json'] as [string, string]] : [])], ...(body ? { body } : {}) });
+      const body =
+        route.method === 'GET' || route.method === 'DELETE'
+          ? undefined
+          : JSON.stringify({ query: 'PostgreSQL', content: 'x', session_id: 'sa', user_id: 'u1' });
+      const r = await rawRequest(port, {
+        method: route.method,
+        target,
+        headers: [['authorization', `Bearer ${B}`], ...(body ? [['content-type', 'application/json'] as [string, string]] : [])],
+        ...(body ? { body } : {}),
+      });
       expect(r.status, `${route.method} ${route.url}`).toBeLessThan(500);
     }
     expect((await postJson(`${m.url}/v1/forget`, { user_id: 'u1' }, auth(B))).status).toBe(200);
@@ -143,7 +187,11 @@ describe('two tenants: B never changes what A reads', () => {
 function withoutAccess(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutAccess);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'access_count' && k !== 'last_accessed_at').map(([k, x]) => [k, withoutAccess(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== 'access_count' && k !== 'last_accessed_at')
+      .map(([k, x]) => [k, withoutAccess(x)]),
+  );
 }
 
 async function filesUnder(dir: string, keep: (p: string) => boolean): Promise<Record<string, string>> {

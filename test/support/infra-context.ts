@@ -190,14 +190,16 @@ export function checkInvocations(where: string, invocations: Invocation[], ctx: 
 
 export function checkEnvName(where: string, name: string, ctx: Context, r: Result): void {
   r.seen.env.push(name);
-  if (!ctx.configKeys.has(name) && !ENV_ALLOWLIST.has(name)) r.errors.push(`${where}: environment variable ${name} is not a memloom configuration name (src/config.ts) nor allowlisted`);
+  if (!ctx.configKeys.has(name) && !ENV_ALLOWLIST.has(name))
+    r.errors.push(`${where}: environment variable ${name} is not a memloom configuration name (src/config.ts) nor allowlisted`);
 }
 
 /** Values must parse with the real config loader (catches e.g. EMBEDDINGS_PROVIDER=foo). */
 export function checkConfigValues(where: string, env: Record<string, string>, isApi: boolean, r: Result): void {
   try {
     const config = loadConfig(env);
-    if (isApi && !LOOPBACK.has(config.HOST) && config.MEMLOOM_API_KEYS.size === 0) r.errors.push(`${where}: HOST=${config.HOST} without MEMLOOM_API_KEYS: the API refuses to start`);
+    if (isApi && !LOOPBACK.has(config.HOST) && config.MEMLOOM_API_KEYS.size === 0)
+      r.errors.push(`${where}: HOST=${config.HOST} without MEMLOOM_API_KEYS: the API refuses to start`);
   } catch (err) {
     if (err instanceof ConfigError) r.errors.push(`${where}: configuration rejected: ${err.message.replace(/\n/g, '; ')}`);
     else throw err;
@@ -236,17 +238,20 @@ export const isApiCommand = (invs: Invocation[]) => invs.some((i) => i.command =
 
 /** Compose-style interpolation: ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?err}, ${VAR?err}, $$. */
 export function interpolate(value: string, env: Record<string, string>): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g, (whole, name: string | undefined, op: string | undefined, arg: string | undefined) => {
-    if (whole === '$$') return '$';
-    const v = env[name as string];
-    const empty = op?.startsWith(':') ? v === undefined || v === '' : v === undefined;
-    if (op?.endsWith('-')) return empty ? (arg ?? '') : (v as string);
-    if (op?.endsWith('?')) {
-      if (empty) throw new Error(`required variable ${name} is missing: ${arg}`);
-      return v as string;
-    }
-    return v ?? '';
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g,
+    (whole, name: string | undefined, op: string | undefined, arg: string | undefined) => {
+      if (whole === '$$') return '$';
+      const v = env[name as string];
+      const empty = op?.startsWith(':') ? v === undefined || v === '' : v === undefined;
+      if (op?.endsWith('-')) return empty ? (arg ?? '') : (v as string);
+      if (op?.endsWith('?')) {
+        if (empty) throw new Error(`required variable ${name} is missing: ${arg}`);
+        return v as string;
+      }
+      return v ?? '';
+    },
+  );
 }
 
 export function deepInterpolate(v: unknown, env: Record<string, string>): unknown {

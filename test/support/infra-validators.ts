@@ -1,5 +1,29 @@
-
-import { asObj, asArr, str, DEFAULT_PORT, LOOPBACK, newResult, shellWords, findInvocations, checkInvocations, checkEnvName, checkConfigValues, checkImage, checkProbePath, checkApiPort, isApiCommand, deepInterpolate, composeEnv, argvOf, DEFAULT_CMD, containerPort, healthcheckUrls, type Obj, type Context, type Result } from './infra-context.js';
+import {
+  asObj,
+  asArr,
+  str,
+  DEFAULT_PORT,
+  LOOPBACK,
+  newResult,
+  shellWords,
+  findInvocations,
+  checkInvocations,
+  checkEnvName,
+  checkConfigValues,
+  checkImage,
+  checkProbePath,
+  checkApiPort,
+  isApiCommand,
+  deepInterpolate,
+  composeEnv,
+  argvOf,
+  DEFAULT_CMD,
+  containerPort,
+  healthcheckUrls,
+  type Obj,
+  type Context,
+  type Result,
+} from './infra-context.js';
 export function validateCompose(raw: unknown, ctx: Context, interpolationEnv: Record<string, string> = {}, imageEnv: Record<string, string> = {}): Result {
   const r = newResult();
   const services = asObj(asObj(raw).services);
@@ -78,7 +102,14 @@ export function podSpecs(docs: Obj[]): PodSpecRef[] {
     if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet'].includes(kind)) template = asObj(asObj(doc.spec).template);
     if (kind === 'CronJob') template = asObj(asObj(asObj(asObj(doc.spec).jobTemplate).spec).template);
     if (kind === 'Pod') template = { metadata: doc.metadata, spec: doc.spec };
-    if (template) out.push({ where: `${kind}/${name}`, doc, podLabels: asObj(asObj(template.metadata).labels), podAnnotations: asObj(asObj(template.metadata).annotations), spec: asObj(template.spec) });
+    if (template)
+      out.push({
+        where: `${kind}/${name}`,
+        doc,
+        podLabels: asObj(asObj(template.metadata).labels),
+        podAnnotations: asObj(asObj(template.metadata).annotations),
+        spec: asObj(template.spec),
+      });
   }
   return out;
 }
@@ -171,15 +202,19 @@ export function validateK8s(docs: Obj[], ctx: Context): Result {
       const onMetricsPort = scrapePort !== undefined && Number(scrapePort) === metricsPort;
       if (scrapePort !== undefined && !onMetricsPort) checkApiPort(`${pod.where} prometheus.io/port`, Number(scrapePort), port, r);
       const scrapePath = str(pod.podAnnotations['prometheus.io/path']);
-      if (onMetricsPort && scrapePath !== undefined && scrapePath !== '/metrics') r.errors.push(`${pod.where}: METRICS_PORT serves /metrics, not ${scrapePath}`);
-      if (!onMetricsPort && scrapePath !== undefined && !ctx.publicPaths.has(scrapePath)) r.errors.push(`${pod.where}: prometheus.io/path ${scrapePath} requires an API key`);
+      if (onMetricsPort && scrapePath !== undefined && scrapePath !== '/metrics')
+        r.errors.push(`${pod.where}: METRICS_PORT serves /metrics, not ${scrapePath}`);
+      if (!onMetricsPort && scrapePath !== undefined && !ctx.publicPaths.has(scrapePath))
+        r.errors.push(`${pod.where}: prometheus.io/path ${scrapePath} requires an API key`);
     }
   }
 
   // Services: targetPort must reach the API port of the pods they select.
   for (const svc of byKind(docs, 'Service')) {
     const selector = asObj(asObj(svc.spec).selector);
-    const targets = [...containerPortsByWorkload].filter(([pod]) => Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => pod.podLabels[k] === v));
+    const targets = [...containerPortsByWorkload].filter(
+      ([pod]) => Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => pod.podLabels[k] === v),
+    );
     if (targets.length === 0) {
       r.errors.push(`Service/${nameOf(svc)}: selects no memloom pod`);
       continue;
@@ -299,15 +334,24 @@ export function validateDockerfile(text: string, ctx: Context): Result & { env: 
   const user = users[users.length - 1];
   if (!user || user === 'root' || user === '0') r.errors.push('Dockerfile: the final USER is root');
 
-  const entrypoint = ins.filter((i) => i.op === 'ENTRYPOINT').map((i) => execForm(i.args)).pop() ?? [];
-  const cmd = ins.filter((i) => i.op === 'CMD').map((i) => execForm(i.args)).pop() ?? [];
+  const entrypoint =
+    ins
+      .filter((i) => i.op === 'ENTRYPOINT')
+      .map((i) => execForm(i.args))
+      .pop() ?? [];
+  const cmd =
+    ins
+      .filter((i) => i.op === 'CMD')
+      .map((i) => execForm(i.args))
+      .pop() ?? [];
   const invocations = findInvocations([...entrypoint, ...cmd]);
   if (invocations.length === 0) r.errors.push('Dockerfile: CMD runs no memloom command');
   checkInvocations('Dockerfile CMD', invocations, ctx, r);
   if (!invocations.some((inv) => inv.command === 'start')) r.errors.push('Dockerfile: the default command is not `memloom start`');
 
   const port = Number(env.PORT || DEFAULT_PORT);
-  for (const e of ins.filter((i) => i.op === 'EXPOSE')) for (const p of e.args.split(/\s+/)) checkApiPort('Dockerfile EXPOSE', Number(p.replace(/\/\w+$/, '')), port, r);
+  for (const e of ins.filter((i) => i.op === 'EXPOSE'))
+    for (const p of e.args.split(/\s+/)) checkApiPort('Dockerfile EXPOSE', Number(p.replace(/\/\w+$/, '')), port, r);
   const healthchecks = ins.filter((i) => i.op === 'HEALTHCHECK');
   if (healthchecks.length === 0) r.errors.push('Dockerfile: no HEALTHCHECK');
   for (const h of healthchecks) {

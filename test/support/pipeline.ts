@@ -136,8 +136,16 @@ export async function duplicateGroups(db: Db, tenant = TENANT): Promise<Record<s
 }
 
 export const NO_DUPLICATES = {
-  chunks: 0, chunk_spans: 0, memories: 0, entities: 0, edges: 0, provenance: 0, embedding_cache: 0,
-  memories_without_provenance: 0, entities_without_provenance: 0, edges_without_provenance: 0,
+  chunks: 0,
+  chunk_spans: 0,
+  memories: 0,
+  entities: 0,
+  edges: 0,
+  provenance: 0,
+  embedding_cache: 0,
+  memories_without_provenance: 0,
+  entities_without_provenance: 0,
+  edges_without_provenance: 0,
 };
 
 /** Calls the stub received on one path (e.g. `/v1/embeddings`), optionally only those after `since`. */
@@ -185,7 +193,10 @@ export interface PromptLine {
 }
 
 export function promptLines(body: { messages: Array<{ role: string; content: string | null }> }): PromptLine[] {
-  const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content ?? '').join('\n');
+  const user = body.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content ?? '')
+    .join('\n');
   const part = user.split('Messages:\n')[1] ?? '';
   const lines: PromptLine[] = [];
   for (const line of part.split('\n')) {
@@ -215,7 +226,15 @@ export function perMessageExtractor(): ChatHandler {
       const kind = /decid|决定/i.test(text) ? 'decision' : /prefer|喜欢/i.test(text) ? 'preference' : /\bwill\b|plan|计划/i.test(text) ? 'plan' : 'fact';
       const person = /^(user|assistant|system|tool|message|note|document|decision)$/.test(speaker) ? null : speaker;
       const tech = TECH.filter((t) => text.toLowerCase().includes(t.toLowerCase()));
-      memories.push({ kind, content: `${person ?? 'Someone'} said: ${text}`, importance: 6, confidence: 0.9, subject: null, sources: [index], entities: [...(person ? [person] : []), ...tech] });
+      memories.push({
+        kind,
+        content: `${person ?? 'Someone'} said: ${text}`,
+        importance: 6,
+        confidence: 0.9,
+        subject: null,
+        sources: [index],
+        entities: [...(person ? [person] : []), ...tech],
+      });
       if (person) entities.push({ name: person, type: 'person', description: 'conversation participant', sources: [index] });
       for (const t of tech) {
         entities.push({ name: t, type: 'technology', description: `the ${t} technology`, sources: [index] });
@@ -269,7 +288,11 @@ export function conversation(prefix: string, sessions: number, turns: number): o
       if (t === 1) events.push({ id: `${prefix}-${s}-ack`, session_id: `${prefix}-s${s}`, user_id: 'u-proc', role: 'assistant', content: 'ok thanks' });
     }
   }
-  const doc = Array.from({ length: 40 }, (_, i) => `Section ${i + 1}. The runbook says to check the Redis memory graph before every deploy, then restart the PostgreSQL replica number ${i} if lag exceeds ten seconds.`).join('\n\n');
+  const doc = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `Section ${i + 1}. The runbook says to check the Redis memory graph before every deploy, then restart the PostgreSQL replica number ${i} if lag exceeds ten seconds.`,
+  ).join('\n\n');
   events.push({ id: `${prefix}-doc`, type: 'document', user_id: 'u-proc', content: doc, metadata: { title: 'runbook' } });
   return events;
 }
@@ -283,7 +306,9 @@ export async function waitForOutput(p: { output: () => string; exited: Promise<u
 }
 
 /** `/v1/stats` of a running API. */
-export async function apiStats(url: string): Promise<{ objects: Record<string, number>; pending_events: number; queues: Record<string, Record<string, number>> }> {
+export async function apiStats(
+  url: string,
+): Promise<{ objects: Record<string, number>; pending_events: number; queues: Record<string, Record<string, number>> }> {
   const res = await fetch(`${url}/v1/stats`);
   if (res.status !== 200) throw new Error(`stats answered ${res.status}`);
   return (await res.json()) as { objects: Record<string, number>; pending_events: number; queues: Record<string, Record<string, number>> };
@@ -292,17 +317,24 @@ export async function apiStats(url: string): Promise<{ objects: Record<string, n
 /** Posts events in batches of `batch` (several requests, so work from different requests interleaves). */
 export async function postEvents(url: string, events: object[], batch = 10): Promise<void> {
   for (let i = 0; i < events.length; i += batch) {
-    const res = await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: events.slice(i, i + batch) }) });
+    const res = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ events: events.slice(i, i + batch) }),
+    });
     if (res.status !== 202) throw new Error(`POST /v1/events answered ${res.status}: ${await res.text()}`);
   }
 }
 
 /** Waits until the API reports nothing pending and `events` stored; returns the stats. */
 export async function waitDrained(url: string, events: number, timeoutMs = 120_000) {
-  return waitFor(async () => {
-    const s = await apiStats(url);
-    return s.pending_events === 0 && s.objects.events === events ? s : undefined;
-  }, { timeoutMs, intervalMs: 200, what: `pipeline to drain ${events} events` });
+  return waitFor(
+    async () => {
+      const s = await apiStats(url);
+      return s.pending_events === 0 && s.objects.events === events ? s : undefined;
+    },
+    { timeoutMs, intervalMs: 200, what: `pipeline to drain ${events} events` },
+  );
 }
 
 /** Message lines sent to the model in successful extraction calls (a message extracted twice counts twice). */

@@ -69,8 +69,7 @@ describe('provider stub: chat and models', () => {
     expect(plain.choices[0].message.content).toBe('ok');
     expect(plain.usage).toEqual({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 });
     const json = JSON.parse(
-      (await post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'extract' }], response_format: { type: 'json_object' } }))
-        .text,
+      (await post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'extract' }], response_format: { type: 'json_object' } })).text,
     );
     expect(json.choices[0].message.content).toBe(EMPTY_EXTRACTION);
   });

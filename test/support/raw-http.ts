@@ -40,9 +40,12 @@ export function rawRequest(port: number, req: RawRequest, timeoutMs = 30_000): P
     });
     socket.once('connect', () => {
       const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
-      const lines: Buffer[] = [Buffer.concat([Buffer.from(`${req.method} `), Buffer.isBuffer(req.target) ? req.target : Buffer.from(req.target), Buffer.from(' HTTP/1.1\r\n')])];
+      const lines: Buffer[] = [
+        Buffer.concat([Buffer.from(`${req.method} `), Buffer.isBuffer(req.target) ? req.target : Buffer.from(req.target), Buffer.from(' HTTP/1.1\r\n')]),
+      ];
       lines.push(Buffer.from(`host: 127.0.0.1:${port}\r\nconnection: close\r\n`));
-      for (const [name, value] of req.headers ?? []) lines.push(Buffer.concat([Buffer.from(`${name}: `), Buffer.isBuffer(value) ? value : Buffer.from(value), Buffer.from('\r\n')]));
+      for (const [name, value] of req.headers ?? [])
+        lines.push(Buffer.concat([Buffer.from(`${name}: `), Buffer.isBuffer(value) ? value : Buffer.from(value), Buffer.from('\r\n')]));
       if (body !== undefined) lines.push(Buffer.from(`content-length: ${body.length}\r\n`));
       lines.push(Buffer.from('\r\n'));
       if (body !== undefined) lines.push(body);

@@ -67,7 +67,10 @@ function redisCommand(port: number, command: string): Promise<string> {
 }
 
 async function redisPing(port: number): Promise<boolean> {
-  return redisCommand(port, 'PING').then((r) => r.startsWith('+PONG'), () => false);
+  return redisCommand(port, 'PING').then(
+    (r) => r.startsWith('+PONG'),
+    () => false,
+  );
 }
 
 export interface ScratchDatabase {
@@ -115,7 +118,10 @@ export async function createScratchDatabase(prefix = 'memloom_chaos'): Promise<S
 export class CuttableProxy {
   private server: import('node:net').Server | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
-  private constructor(readonly port: number, private readonly target: { host: string; port: number }) {}
+  private constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
 
   static async start(target: { host: string; port: number }): Promise<CuttableProxy> {
     const p = new CuttableProxy(await freePort(), target);

@@ -22,9 +22,13 @@ interface ChunkRow {
 
 const ENGLISH_DOC = Array.from(
   { length: 30 },
-  (_, i) => `Step ${i + 1} of the runbook. Check the Redis memory graph before the deploy, then restart PostgreSQL replica ${i} when its lag exceeds ten seconds. Write the outcome into the incident log so the next on-call engineer knows what happened.`,
+  (_, i) =>
+    `Step ${i + 1} of the runbook. Check the Redis memory graph before the deploy, then restart PostgreSQL replica ${i} when its lag exceeds ten seconds. Write the outcome into the incident log so the next on-call engineer knows what happened.`,
 ).join('\n\n');
-const CHINESE_DOC = Array.from({ length: 40 }, (_, i) => `第${i + 1}步：部署之前先检查Redis的内存曲线，如果PostgreSQL副本的延迟超过十秒就重启它，然后把结果写进事故日志。`).join('\n');
+const CHINESE_DOC = Array.from(
+  { length: 40 },
+  (_, i) => `第${i + 1}步：部署之前先检查Redis的内存曲线，如果PostgreSQL副本的延迟超过十秒就重启它，然后把结果写进事故日志。`,
+).join('\n');
 
 describe.each([{ redis: false }, { redis: true }])('chunk stage (redis: $redis)', ({ redis }) => {
   let m: TestMemloom;
@@ -34,7 +38,11 @@ describe.each([{ redis: false }, { redis: true }])('chunk stage (redis: $redis)'
   afterAll(async () => m?.close());
 
   const chunksOf = (ids: string[]) =>
-    sql<ChunkRow>(m.deps.db, 'SELECT id, event_id, idx, content, start_offset, end_offset, tokens, session_id, run_id FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY event_id, idx', [ids]);
+    sql<ChunkRow>(
+      m.deps.db,
+      'SELECT id, event_id, idx, content, start_offset, end_offset, tokens, session_id, run_id FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY event_id, idx',
+      [ids],
+    );
   const contentOf = async (id: string) => (await sql<{ content: string }>(m.deps.db, 'SELECT content FROM events WHERE id = $1', [id]))[0]?.content as string;
 
   async function triaged(events: object[]): Promise<string[]> {
@@ -83,7 +91,10 @@ describe.each([{ redis: false }, { redis: true }])('chunk stage (redis: $redis)'
   });
 
   it('is a no-op on replay: no new chunk rows; a retry still moves its events on, an overlapping job leaves them to their chunker', async () => {
-    const ids = await triaged([{ type: 'document', content: ENGLISH_DOC.slice(0, 3000) }, { session_id: 'ch-2', content: 'Alice prefers tea over coffee.' }]);
+    const ids = await triaged([
+      { type: 'document', content: ENGLISH_DOC.slice(0, 3000) },
+      { session_id: 'ch-2', content: 'Alice prefers tea over coffee.' },
+    ]);
     const first = await runStage(m.deps, chunk, { tenantId: TENANT, eventIds: ids }, 'chunk-job-1');
     const before = await chunksOf(ids);
     const retry = await runStage(m.deps, chunk, { tenantId: TENANT, eventIds: ids }, 'chunk-job-1');

@@ -23,16 +23,32 @@ export const chunk = defineStage({
     for (const e of events) {
       for (const c of chunkText(e.content, { maxTokens: CHUNK_MAX_TOKENS, overlapTokens: CHUNK_OVERLAP_TOKENS })) {
         rows.push({
-          event_id: e.id, idx: c.index, content: c.text, start_offset: c.start, end_offset: c.end, tokens: c.tokens,
-          content_hash: contentHash(c.text), fts_doc: ftsDocument(c.text),
-          dataset: e.dataset, user_id: e.user_id, agent_id: e.agent_id, session_id: e.session_id, occurred_at: e.occurred_at,
+          event_id: e.id,
+          idx: c.index,
+          content: c.text,
+          start_offset: c.start,
+          end_offset: c.end,
+          tokens: c.tokens,
+          content_hash: contentHash(c.text),
+          fts_doc: ftsDocument(c.text),
+          dataset: e.dataset,
+          user_id: e.user_id,
+          agent_id: e.agent_id,
+          session_id: e.session_id,
+          occurred_at: e.occurred_at,
         });
       }
     }
     return withTenant(deps.db, tenantId, async (tx) => {
       // Events chunked (or forgotten) since the read are left alone; a replay that finds nothing
       // left to chunk still hands on the events this job chunked, per its run rows.
-      const still = events.length === 0 ? [] : await lockTriaged(tx, events.map((e) => e.id));
+      const still =
+        events.length === 0
+          ? []
+          : await lockTriaged(
+              tx,
+              events.map((e) => e.id),
+            );
       if (still.length === 0) return { chunks: 0, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
       const mine = new Set(still);
       const written = rows.filter((r) => mine.has(r.event_id));

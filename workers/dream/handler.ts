@@ -1,6 +1,16 @@
 import { withTenant } from '../../src/db/pool.js';
 import { applyDreamPlan } from '../../src/db/sql/dream-apply.js';
-import { dreamCursors, dreamRows, linkedPairs, markDreamed, newMemoriesAfter, refreshCrystals, saveCursor, type Cursor, type DreamRow } from '../../src/db/sql/dream.js';
+import {
+  dreamCursors,
+  dreamRows,
+  linkedPairs,
+  markDreamed,
+  newMemoriesAfter,
+  refreshCrystals,
+  saveCursor,
+  type Cursor,
+  type DreamRow,
+} from '../../src/db/sql/dream.js';
 import { nearestMemoriesBatch } from '../../src/db/sql/memories-write.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import type { Deps } from '../../src/deps.js';
@@ -12,8 +22,17 @@ import { briefingJob } from '../briefing/schema.js';
 import { DREAM_NEIGHBOURS, DREAM_SETTLE_MS, DreamInput, dreamKey } from './schema.js';
 
 const toDreamMemory = (r: DreamRow): DreamMemory => ({
-  id: r.id, kind: r.kind, content: r.content, subjectId: r.subject_entity_id, vector: r.vector, confidence: r.confidence,
-  importance: r.importance, isCrystal: r.is_crystal, validFrom: r.valid_from, sources: r.sources, evidence: r.evidence,
+  id: r.id,
+  kind: r.kind,
+  content: r.content,
+  subjectId: r.subject_entity_id,
+  vector: r.vector,
+  confidence: r.confidence,
+  importance: r.importance,
+  isCrystal: r.is_crystal,
+  validFrom: r.valid_from,
+  sources: r.sources,
+  evidence: r.evidence,
 });
 
 export interface DreamResult {
@@ -47,12 +66,29 @@ async function readBatch(deps: Deps, tenantId: string, userId: string, cursor: C
   const { model, dimensions: dims } = deps.providers.embeddings;
   const read = await withTenant(deps.db, tenantId, async (tx) => {
     const fresh = await newMemoriesAfter(tx, userId, cursor, deps.config.DREAM_BATCH);
-    return { fresh, rows: fresh.length === 0 ? [] : await dreamRows(tx, fresh.map((f) => f.id), { model, dims }) };
+    return {
+      fresh,
+      rows:
+        fresh.length === 0
+          ? []
+          : await dreamRows(
+              tx,
+              fresh.map((f) => f.id),
+              { model, dims },
+            ),
+    };
   });
   if (read.fresh.length === 0) return undefined;
   const queried = read.rows.filter((r) => r.vector !== null);
   const near = await withTenant(deps.db, tenantId, (tx) =>
-    nearestMemoriesBatch(tx, { userId: userId === '' ? null : userId }, queried.map((r) => ({ vector: r.vector as number[], hash: r.content_hash })), dims, DREAM_NEIGHBOURS));
+    nearestMemoriesBatch(
+      tx,
+      { userId: userId === '' ? null : userId },
+      queried.map((r) => ({ vector: r.vector as number[], hash: r.content_hash })),
+      dims,
+      DREAM_NEIGHBOURS,
+    ),
+  );
   const neighbours = new Map<string, Set<string>>();
   const edge = (a: string, b: string) => {
     if (a === b) return;
@@ -62,9 +98,16 @@ async function readBatch(deps: Deps, tenantId: string, userId: string, cursor: C
   queried.forEach((r, i) => near[i]?.forEach((n) => edge(r.id, n.id)));
   const known = new Set(read.rows.map((r) => r.id));
   return withTenant(deps.db, tenantId, async (tx) => {
-    const extra = await dreamRows(tx, [...neighbours.keys()].filter((id) => !known.has(id)), { model, dims });
+    const extra = await dreamRows(
+      tx,
+      [...neighbours.keys()].filter((id) => !known.has(id)),
+      { model, dims },
+    );
     const all = [...read.rows, ...extra];
-    const pairs = await linkedPairs(tx, all.map((r) => r.id));
+    const pairs = await linkedPairs(
+      tx,
+      all.map((r) => r.id),
+    );
     return { fresh: read.fresh, rows: all, neighbours, linked: new Set(pairs.map((p) => linkedPairKey(p.a, p.b))) };
   });
 }
@@ -96,7 +139,8 @@ export const dream = defineStage({
     const done: DreamResult = { memories: 0, merged: 0, links: 0, crystals: 0, stale: 0, batches: 0, backlog: false };
     const cursors = await withTenant(deps.db, tenantId, (tx) => dreamCursors(tx, userId));
     let runId: string | undefined;
-    const run = async (tx: Parameters<typeof startRun>[0]) => (runId ??= await startRun(tx, { stage: 'dream', jobId: job.id, model: deps.providers.embeddings.model }));
+    const run = async (tx: Parameters<typeof startRun>[0]) =>
+      (runId ??= await startRun(tx, { stage: 'dream', jobId: job.id, model: deps.providers.embeddings.model }));
 
     let cursor = cursors.dream;
     for (;;) {

@@ -50,7 +50,11 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     return ids;
   }
   const vectorsOf = (ids: string[]) =>
-    sql<ChunkVector>(m.deps.db, 'SELECT event_id, content, embedding::text AS embedding, own_embedding::text AS own_embedding, embedding_model, embedding_dims FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY event_id, idx', [ids]);
+    sql<ChunkVector>(
+      m.deps.db,
+      'SELECT event_id, content, embedding::text AS embedding, own_embedding::text AS own_embedding, embedding_model, embedding_dims FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY event_id, idx',
+      [ids],
+    );
   const statusOf = async (id: string) => (await sql<{ status: string }>(m.deps.db, 'SELECT status FROM events WHERE id = $1', [id]))[0]?.status;
 
   it('embeds every chunk of a batch in one provider call, stores model and dimensions, and hands sessions to extraction', async () => {
@@ -100,7 +104,10 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
   });
 
   it('makes one provider call when two jobs embed the same chunks at the same time', async () => {
-    const ids = await chunked([{ session_id: 'emb-8', content: 'The on-call rota changes every Monday.' }, { session_id: 'emb-8', content: 'Backups run at two in the morning.' }]);
+    const ids = await chunked([
+      { session_id: 'emb-8', content: 'The on-call rota changes every Monday.' },
+      { session_id: 'emb-8', content: 'Backups run at two in the morning.' },
+    ]);
     stub.script(EMB, [{ delayMs: 300 }]); // the first job is still waiting for the provider when the second asks
     const [a, b] = await Promise.all([
       runStage(m.deps, embed, { tenantId: TENANT, eventIds: ids }),
@@ -116,7 +123,11 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
   it('fails an invalid payload permanently, without retries, and records a dead letter', async () => {
     workers = startWorkers(m.deps, CATALOG, ['embed']);
     const queue = m.deps.queues.get('embed');
-    await queue.add('embed', { tenantId: TENANT, eventIds: ['not-a-uuid'] }, { jobId: 'embed-bad-payload', attempts: 5, backoff: { type: 'fixed', delay: 10 } });
+    await queue.add(
+      'embed',
+      { tenantId: TENANT, eventIds: ['not-a-uuid'] },
+      { jobId: 'embed-bad-payload', attempts: 5, backoff: { type: 'fixed', delay: 10 } },
+    );
     const { job, state } = await waitForJob(queue, 'embed-bad-payload', ['failed', 'completed']);
     expect(state).toBe('failed');
     expect(job.attemptsMade).toBe(1);
@@ -188,7 +199,10 @@ describe('embed stage coalescing concurrent jobs (paid provider)', () => {
     const first = await chunked([{ session_id: 'emb-9', content: 'The staging cluster runs in Frankfurt.' }]);
     const second = await chunked([{ session_id: 'emb-10', content: 'Invoices are sent on the first of the month.' }]);
     stub.reset();
-    const [a, b] = await Promise.all([runStage(m.deps, embed, { tenantId: TENANT, eventIds: first }), runStage(m.deps, embed, { tenantId: TENANT, eventIds: second })]);
+    const [a, b] = await Promise.all([
+      runStage(m.deps, embed, { tenantId: TENANT, eventIds: first }),
+      runStage(m.deps, embed, { tenantId: TENANT, eventIds: second }),
+    ]);
     expect(a.result.embedded + b.result.embedded).toBe(2);
     const calls = callsTo(stub, EMB);
     expect(calls).toHaveLength(1);

@@ -18,10 +18,20 @@ export const embed = defineStage({
   async handle({ tenantId, eventIds }, { deps }) {
     const embeddings = deps.providers.embeddings;
     const todo = await withTenant(deps.db, tenantId, (tx) => chunksWithoutVectors(tx, eventIds));
-    const vectors = await embedDocuments(deps.db, tenantId, embeddings, todo.map((c) => c.content));
+    const vectors = await embedDocuments(
+      deps.db,
+      tenantId,
+      embeddings,
+      todo.map((c) => c.content),
+    );
     // The next stage is read from stored state in the same transaction (also on a replay).
     const pending = await withTenant(deps.db, tenantId, async (tx) => {
-      await writeChunkVectors(tx, todo.map((c, i) => ({ id: c.id, vector: vectors[i] as number[] })), embeddings.model, embeddings.dimensions);
+      await writeChunkVectors(
+        tx,
+        todo.map((c, i) => ({ id: c.id, vector: vectors[i] as number[] })),
+        embeddings.model,
+        embeddings.dimensions,
+      );
       await markEmbedded(tx, eventIds);
       return pendingExtractions(tx, eventIds);
     });

@@ -4,7 +4,19 @@ import { startWorkers, type RunningWorkers } from '../../src/queue/runner.js';
 import { CATALOG } from '../catalog.js';
 import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
 import {
-  callsTo, deadLettersOf, ingest, perMessageExtractor, promptLines, rowCounts, runStage, sql, stubProviderEnv, TENANT, throughEmbed, waitForDeadLetter, waitForJob,
+  callsTo,
+  deadLettersOf,
+  ingest,
+  perMessageExtractor,
+  promptLines,
+  rowCounts,
+  runStage,
+  sql,
+  stubProviderEnv,
+  TENANT,
+  throughEmbed,
+  waitForDeadLetter,
+  waitForJob,
 } from '../../test/support/pipeline.js';
 import { startProviderStub, type ProviderStub } from '../../test/support/provider-stub.js';
 import { extract } from './handler.js';
@@ -25,7 +37,11 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
   beforeAll(async () => {
     stub = await startProviderStub({ dimensions: 384 });
     // No quiet period: these tests run passes right after embedding (test/debounce.test.ts covers the wait).
-    m = await startTestMemloom({ redis, env: { ...stubProviderEnv(stub), EXTRACT_DEBOUNCE_MS: '0', TTL_DEFAULTS: 'plan:P90D' }, roles: { api: false, workers: [] } });
+    m = await startTestMemloom({
+      redis,
+      env: { ...stubProviderEnv(stub), EXTRACT_DEBOUNCE_MS: '0', TTL_DEFAULTS: 'plan:P90D' },
+      roles: { api: false, workers: [] },
+    });
   });
   afterAll(async () => {
     await workers?.close();
@@ -46,7 +62,9 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
     return ids;
   }
   const provenance = (type: string, objectId: string) =>
-    sql<{ event_id: string }>(m.deps.db, 'SELECT event_id FROM provenance WHERE object_type = $1 AND object_id = $2 ORDER BY event_id', [type, objectId]).then((r) => r.map((x) => x.event_id));
+    sql<{ event_id: string }>(m.deps.db, 'SELECT event_id FROM provenance WHERE object_type = $1 AND object_id = $2 ORDER BY event_id', [type, objectId]).then(
+      (r) => r.map((x) => x.event_id),
+    );
 
   it('extracts a session in one call into memories, entities and triplets, each with provenance to its events and run', async () => {
     const ids = await embedded('ext-1', [
@@ -61,12 +79,18 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
     expect(chats).toHaveLength(1);
     const prompt = JSON.stringify(chats[0]?.body.messages);
     expect(prompt).not.toMatch(UUID); // messages are numbered, never named by id
-    expect(promptLines(chats[0]?.body).map((l) => [l.index, l.speaker])).toEqual([[0, 'Alice'], [1, 'Bob'], [2, 'Alice']]);
+    expect(promptLines(chats[0]?.body).map((l) => [l.index, l.speaker])).toEqual([
+      [0, 'Alice'],
+      [1, 'Bob'],
+      [2, 'Alice'],
+    ]);
     // Entity names and memory texts are embedded together, in one call.
     expect(callsTo(stub, EMB, since)).toHaveLength(1);
 
     const memories = await sql<{ id: string; kind: string; content: string; session_id: string; user_id: string; run_id: string }>(
-      m.deps.db, `SELECT id, kind, content, session_id, user_id, run_id FROM memories WHERE session_id = 'ext-1' ORDER BY content`);
+      m.deps.db,
+      `SELECT id, kind, content, session_id, user_id, run_id FROM memories WHERE session_id = 'ext-1' ORDER BY content`,
+    );
     expect(memories.map((x) => [x.kind, x.content])).toEqual([
       ['plan', 'Alice said: Next sprint we will move the queue to Redis.'],
       ['decision', 'Alice said: We decided to use PostgreSQL with pgvector.'],
@@ -76,24 +100,45 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
     expect(await provenance('memory', memories[1]?.id as string)).toEqual([ids[0]]);
     expect(await provenance('memory', memories[2]?.id as string)).toEqual([ids[1]]);
 
-    const entities = await sql<{ id: string; normalized_name: string; type: string }>(m.deps.db, 'SELECT id, normalized_name, type FROM entities ORDER BY normalized_name');
-    expect(entities.map((e) => `${e.normalized_name}/${e.type}`)).toEqual(['alice/person', 'bob/person', 'pgvector/technology', 'postgresql/technology', 'redis/technology', 'typescript/technology']);
+    const entities = await sql<{ id: string; normalized_name: string; type: string }>(
+      m.deps.db,
+      'SELECT id, normalized_name, type FROM entities ORDER BY normalized_name',
+    );
+    expect(entities.map((e) => `${e.normalized_name}/${e.type}`)).toEqual([
+      'alice/person',
+      'bob/person',
+      'pgvector/technology',
+      'postgresql/technology',
+      'redis/technology',
+      'typescript/technology',
+    ]);
     const alice = entities.find((e) => e.normalized_name === 'alice')?.id as string;
     expect(await provenance('entity', alice)).toEqual([ids[0], ids[2]].sort());
 
     const edges = await sql<{ id: string; s: string; relation: string; t: string }>(
       m.deps.db,
       `SELECT e.id, s.normalized_name AS s, e.relation, t.normalized_name AS t FROM edges e
-       JOIN entities s ON s.id = e.source_entity_id JOIN entities t ON t.id = e.target_entity_id ORDER BY t.normalized_name`);
-    expect(edges.map((e) => `${e.s} ${e.relation} ${e.t}`)).toEqual(['alice mentions pgvector', 'alice mentions postgresql', 'alice mentions redis', 'bob mentions typescript']);
+       JOIN entities s ON s.id = e.source_entity_id JOIN entities t ON t.id = e.target_entity_id ORDER BY t.normalized_name`,
+    );
+    expect(edges.map((e) => `${e.s} ${e.relation} ${e.t}`)).toEqual([
+      'alice mentions pgvector',
+      'alice mentions postgresql',
+      'alice mentions redis',
+      'bob mentions typescript',
+    ]);
     expect(await provenance('edge', edges.find((e) => e.t === 'redis')?.id as string)).toEqual([ids[2]]);
 
     const [run] = await sql<{ id: string; stage: string; provider: string; model: string; finished: boolean }>(
-      m.deps.db, 'SELECT id, stage, provider, model, finished_at IS NOT NULL AS finished FROM pipeline_runs WHERE id = $1', [memories[0]?.run_id]);
+      m.deps.db,
+      'SELECT id, stage, provider, model, finished_at IS NOT NULL AS finished FROM pipeline_runs WHERE id = $1',
+      [memories[0]?.run_id],
+    );
     expect(run).toMatchObject({ stage: 'extract', provider: 'openai', model: 'stub-chat', finished: true });
     const runs = await sql<{ run_id: string }>(m.deps.db, `SELECT DISTINCT run_id FROM provenance WHERE event_id = ANY($1::uuid[])`, [ids]);
     expect(runs.map((r) => r.run_id)).toEqual([run?.id]);
-    const events = await sql<{ status: string; extract_pending: boolean }>(m.deps.db, 'SELECT status, extract_pending FROM events WHERE id = ANY($1::uuid[])', [ids]);
+    const events = await sql<{ status: string; extract_pending: boolean }>(m.deps.db, 'SELECT status, extract_pending FROM events WHERE id = ANY($1::uuid[])', [
+      ids,
+    ]);
     expect(events.every((e) => e.status === 'done' && !e.extract_pending)).toBe(true);
     // Nothing left in the session: no follow-up pass (the working-memory refresh may follow).
     expect(next.filter((n) => n.stage === 'extract')).toEqual([]);
@@ -115,12 +160,18 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
   });
 
   it('pays once when a job fails after the model answered, even if other sessions changed the known entities before the retry', async () => {
-    const ids = await embedded('ext-3', [['Dana', 'Grafana shows the p95 latency of recall.'], ['Dana', 'We decided to keep Terraform for the network.']]);
+    const ids = await embedded('ext-3', [
+      ['Dana', 'Grafana shows the p95 latency of recall.'],
+      ['Dana', 'We decided to keep Terraform for the network.'],
+    ]);
     const since = stub.calls.length;
     stub.script(EMB, [{ status: 500 }]); // the model answers, then embedding its output fails
-    await expect(runStage(m.deps, extract, { tenantId: TENANT, extractKey: 'session:ext-3' })).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
+    await expect(runStage(m.deps, extract, { tenantId: TENANT, extractKey: 'session:ext-3' })).rejects.toMatchObject({
+      code: 'PROVIDER_UNAVAILABLE',
+      retryable: true,
+    });
     expect(callsTo(stub, CHAT, since)).toHaveLength(1);
-    expect((await sql(m.deps.db, 'SELECT 1 FROM memories WHERE session_id = $1', ['ext-3']))).toEqual([]);
+    expect(await sql(m.deps.db, 'SELECT 1 FROM memories WHERE session_id = $1', ['ext-3'])).toEqual([]);
 
     // Meanwhile another session brings new entities (the prompt lists known entities).
     await embedded('ext-4', [['Erin', 'I prefer Kafka for event streams.']]);
@@ -136,7 +187,10 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
   });
 
   it('sends a session to the model once when two passes over it run at the same time', async () => {
-    const ids = await embedded('ext-9', [['Alice', 'We decided to archive logs after ninety days.'], ['Bob', 'I prefer Grafana for dashboards.']]);
+    const ids = await embedded('ext-9', [
+      ['Alice', 'We decided to archive logs after ninety days.'],
+      ['Bob', 'I prefer Grafana for dashboards.'],
+    ]);
     const since = stub.calls.length;
     stub.script(CHAT, [{ delayMs: 300 }]); // the first pass is still waiting for the model when the second starts
     const [a, b] = await Promise.all([
@@ -164,7 +218,10 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
     expect(blocked.next[0]?.opts?.delay).toBeGreaterThan(lease - 60_000);
     expect(blocked.next[0]?.opts?.delay).toBeLessThanOrEqual(lease + 1000);
     // Once the lease is over, the next pass takes the events.
-    await sql(m.deps.db, `UPDATE events SET processed_at = now() - $2::int * interval '1 millisecond' - interval '1 second' WHERE id = ANY($1::uuid[])`, [ids, lease]);
+    await sql(m.deps.db, `UPDATE events SET processed_at = now() - $2::int * interval '1 millisecond' - interval '1 second' WHERE id = ANY($1::uuid[])`, [
+      ids,
+      lease,
+    ]);
     const taken = await runStage(m.deps, extract, { tenantId: TENANT, extractKey: 'session:ext-10' });
     expect(taken.result).toMatchObject({ events: 1, memories_added: 1 });
     expect(taken.next.every((n) => n.stage !== 'extract')).toBe(true);
@@ -236,19 +293,30 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
     (await sql<{ n: number }>(m.deps.db, 'SELECT count(*)::int AS n FROM provenance WHERE event_id = ANY($1::uuid[])', [ids]))[0]?.n ?? 0;
 
   // Last: its memories and entities would change the exact counts the tests above assert.
-  it('sets expires_at at insert from the kind\'s TTL default (plans here), and leaves kinds without one unexpiring', async () => {
-    await embedded('ext-ttl', [['Dana', 'Next quarter we will migrate the billing jobs to Kafka.'], ['Dana', 'I prefer Go for command-line tools.']]);
+  it("sets expires_at at insert from the kind's TTL default (plans here), and leaves kinds without one unexpiring", async () => {
+    await embedded('ext-ttl', [
+      ['Dana', 'Next quarter we will migrate the billing jobs to Kafka.'],
+      ['Dana', 'I prefer Go for command-line tools.'],
+    ]);
     await runStage(m.deps, extract, { tenantId: TENANT, extractKey: 'session:ext-ttl' });
-    const rows = await sql<{ kind: string; days: number | null }>(m.deps.db,
-      `SELECT kind, extract(epoch FROM expires_at - occurred_at) / 86400 AS days FROM memories WHERE session_id = 'ext-ttl' ORDER BY kind`);
-    expect(rows.map((r) => [r.kind, r.days === null ? null : Number(r.days)])).toEqual([['plan', 90], ['preference', null]]);
+    const rows = await sql<{ kind: string; days: number | null }>(
+      m.deps.db,
+      `SELECT kind, extract(epoch FROM expires_at - occurred_at) / 86400 AS days FROM memories WHERE session_id = 'ext-ttl' ORDER BY kind`,
+    );
+    expect(rows.map((r) => [r.kind, r.days === null ? null : Number(r.days)])).toEqual([
+      ['plan', 90],
+      ['preference', null],
+    ]);
   });
 });
 
 /** A well-formed chat completion whose content is `content` (for scripted bad answers). */
 function chatAnswer(content: string) {
   return {
-    id: 'chatcmpl-scripted', object: 'chat.completion', created: 0, model: 'stub-chat',
+    id: 'chatcmpl-scripted',
+    object: 'chat.completion',
+    created: 0,
+    model: 'stub-chat',
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   };

@@ -2,7 +2,15 @@ import type { Job } from 'bullmq';
 import { withTenant, type Queryable } from '../../src/db/pool.js';
 import { usersOfExtractKey } from '../../src/db/sql/briefing.js';
 import { knownEntities } from '../../src/db/sql/entities.js';
-import { claimForExtraction, hasPendingExtraction, markExtracted, quietState, releaseExtraction, type EventToExtract, type PendingState } from '../../src/db/sql/extract-events.js';
+import {
+  claimForExtraction,
+  hasPendingExtraction,
+  markExtracted,
+  quietState,
+  releaseExtraction,
+  type EventToExtract,
+  type PendingState,
+} from '../../src/db/sql/extract-events.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import type { Deps } from '../../src/deps.js';
 import { embedDocuments } from '../../src/embeddings.js';
@@ -45,9 +53,12 @@ export const extract = defineStage({
     try {
       return await extractClaimed(deps, tenantId, key, events, known, job, log);
     } catch (err) {
-      await withTenant(deps.db, tenantId, (tx) => releaseExtraction(tx, events.map((e) => e.id))).catch((releaseErr: unknown) =>
-        log.warn({ err: releaseErr }, 'extraction claim not released; it expires'),
-      );
+      await withTenant(deps.db, tenantId, (tx) =>
+        releaseExtraction(
+          tx,
+          events.map((e) => e.id),
+        ),
+      ).catch((releaseErr: unknown) => log.warn({ err: releaseErr }, 'extraction claim not released; it expires'));
       throw err;
     }
   },
@@ -97,13 +108,24 @@ async function afterPass(tx: Queryable, key: string, config: Deps['config']): Pr
  * One pass over claimed events: providers, then one transaction that writes, marks them done and
  * reads what follows (next() used to read it in one or two transactions of its own).
  */
-async function extractClaimed(deps: Deps, tenantId: string, key: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, job: Job, log: Logger): Promise<{ events: number; after: AfterPass } & WriteCounts> {
+async function extractClaimed(
+  deps: Deps,
+  tenantId: string,
+  key: string,
+  events: EventToExtract[],
+  known: Array<{ name: string; type: string }>,
+  job: Job,
+  log: Logger,
+): Promise<{ events: number; after: AfterPass } & WriteCounts> {
   const { prepared, vectors, scope, decisions } = await askProviders(deps, tenantId, events, known, log);
   const embedder = deps.providers.embeddings;
   const { counts, after } = await withTenant(deps.db, tenantId, async (tx) => {
     const runId = await startRun(tx, { stage: 'extract', jobId: job.id, provider: deps.config.LLM_PROVIDER, model: deps.providers.llm.model });
     const c = await writeExtraction(tx, prepared, vectors, scope, embedder, runId, deps.config.TTL_DEFAULTS, decisions);
-    await markExtracted(tx, events.map((e) => e.id));
+    await markExtracted(
+      tx,
+      events.map((e) => e.id),
+    );
     await finishRun(tx, runId, { events: events.length, ...c });
     return { counts: c, after: await afterPass(tx, key, deps.config) };
   });

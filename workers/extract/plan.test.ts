@@ -7,7 +7,20 @@ import type { PreparedMemory } from './prepare.js';
 const T = thresholdsFor('local-hashing-v1'); // same ≥ 0.9, related ≥ 0.55
 
 function unit(kind: PreparedMemory['kind'], content: string): PreparedMemory {
-  return { kind, content, hash: content, ftsDoc: content, importance: 5, confidence: 0.8, eventTime: null, timePrecision: null, subject: null, entities: [], eventIds: ['e'], occurredAt: '2026-01-01T00:00:00Z' };
+  return {
+    kind,
+    content,
+    hash: content,
+    ftsDoc: content,
+    importance: 5,
+    confidence: 0.8,
+    eventTime: null,
+    timePrecision: null,
+    subject: null,
+    entities: [],
+    eventIds: ['e'],
+    occurredAt: '2026-01-01T00:00:00Z',
+  };
 }
 /** A unit vector at `angle` radians from the x axis, in 2-D: cos(a - b) is the similarity. */
 const at = (angle: number) => [Math.cos(angle), Math.sin(angle)];
@@ -49,7 +62,10 @@ describe('planMemories (reconcile decisions for one extraction pass)', () => {
       [[neighbour('m2', 'fact', 'The cluster runs in Frankfurt, Germany', 0.95, null)], []],
       T,
     );
-    expect(plan.map((p) => [p.decision.action, p.target])).toEqual([['CONFIRM', { id: 'm2', version: 1 }], ['ADD', undefined]]);
+    expect(plan.map((p) => [p.decision.action, p.target])).toEqual([
+      ['CONFIRM', { id: 'm2', version: 1 }],
+      ['ADD', undefined],
+    ]);
   });
 
   it("takes a model's decision over the rules: an UPDATE the rules would have called an ADD", () => {
@@ -67,10 +83,20 @@ describe('planMemories (reconcile decisions for one extraction pass)', () => {
 
   it('keeps the rules where they know better: a target superseded earlier in the pass, a unit of the same pass, identical text', () => {
     const plan = planMemories(
-      [unit('preference', 'Alice prefers green tea'), unit('preference', 'Alice prefers oolong'), unit('preference', 'Alice prefers jasmine tea'), unit('fact', 'Alice lives in Lyon')],
+      [
+        unit('preference', 'Alice prefers green tea'),
+        unit('preference', 'Alice prefers oolong'),
+        unit('preference', 'Alice prefers jasmine tea'),
+        unit('fact', 'Alice lives in Lyon'),
+      ],
       [at(0), at(1.2), at(0.1), at(2.5)],
       ['alice', 'alice', 'alice', 'alice'],
-      [[neighbour('m1', 'preference', 'Alice prefers black tea', 0.7)], [neighbour('m1', 'preference', 'Alice prefers black tea', 0.5)], [], [neighbour('m2', 'fact', 'Alice lives in Lyon', 0.99)]],
+      [
+        [neighbour('m1', 'preference', 'Alice prefers black tea', 0.7)],
+        [neighbour('m1', 'preference', 'Alice prefers black tea', 0.5)],
+        [],
+        [neighbour('m2', 'fact', 'Alice lives in Lyon', 0.99)],
+      ],
       T,
       [
         { action: 'UPDATE', target: { id: 'm1', version: 1 } },

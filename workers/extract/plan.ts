@@ -57,18 +57,31 @@ export function planMemories(
   const superseded = new Set<string>();
   for (const [i, m] of units.entries()) {
     const vector = vectors[i] as number[];
-    const fromDb = (existing[i] ?? []).filter((n) => !superseded.has(n.id)).map((n) => ({ id: n.id, kind: n.kind, content: n.content, subjectId: n.subject_entity_id, similarity: n.similarity, version: n.version }));
-    const fromPass = inserted.filter((u) => !superseded.has(`pass:${u.index}`)).map((u) => ({ id: `pass:${u.index}`, kind: u.kind, content: u.content, subjectId: u.subjectId, similarity: cosine(vector, u.vector), version: u.version }));
+    const fromDb = (existing[i] ?? [])
+      .filter((n) => !superseded.has(n.id))
+      .map((n) => ({ id: n.id, kind: n.kind, content: n.content, subjectId: n.subject_entity_id, similarity: n.similarity, version: n.version }));
+    const fromPass = inserted
+      .filter((u) => !superseded.has(`pass:${u.index}`))
+      .map((u) => ({
+        id: `pass:${u.index}`,
+        kind: u.kind,
+        content: u.content,
+        subjectId: u.subjectId,
+        similarity: cosine(vector, u.vector),
+        version: u.version,
+      }));
     const all = [...fromDb, ...fromPass].sort((a, b) => b.similarity - a.similarity);
     // The nearest few, plus any exact match further down (the single-unit query returned both too).
     const candidates = all.filter((c, rank) => rank < NEIGHBOURS || c.similarity >= 1);
     const rule = decide({ kind: m.kind, content: m.content, subjectId: subjects[i] ?? null }, candidates, thresholds);
     const found = candidates.find((c) => c.id === rule.targetId);
     let decision = rule;
-    let target: PlannedMemory['target'] = found === undefined ? undefined : found.id.startsWith('pass:') ? { pass: Number(found.id.slice(5)) } : { id: found.id, version: found.version };
+    let target: PlannedMemory['target'] =
+      found === undefined ? undefined : found.id.startsWith('pass:') ? { pass: Number(found.id.slice(5)) } : { id: found.id, version: found.version };
     const a = advice[i];
     const ruleStands = rule.reason === SAME_TEXT || (target !== undefined && 'pass' in target);
-    const adviceUsable = a !== undefined && (a.target === undefined ? !TARGETED_ACTIONS.has(a.action) : TARGETED_ACTIONS.has(a.action) && !superseded.has(a.target.id));
+    const adviceUsable =
+      a !== undefined && (a.target === undefined ? !TARGETED_ACTIONS.has(a.action) : TARGETED_ACTIONS.has(a.action) && !superseded.has(a.target.id));
     if (a && adviceUsable && !ruleStands) {
       decision = { action: a.action, ...(a.target ? { targetId: a.target.id } : {}), reason: 'model' };
       target = a.target ? { id: a.target.id, version: a.target.version } : undefined;

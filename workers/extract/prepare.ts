@@ -95,9 +95,18 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
     }
     const importance = Math.max(m.importance, ...eventIds.map((id) => events.find((e) => e.id === id)?.importance ?? 0));
     memories.set(norm, {
-      kind: m.kind, content: m.content.trim(), hash: contentHash(norm), ftsDoc: ftsDocument(m.content), importance: Math.min(10, importance),
-      confidence: m.confidence, eventTime: m.event_time ?? null, timePrecision: m.event_time ? (m.time_precision ?? 'exact') : null,
-      subject: m.subject ?? null, entities: m.entities, eventIds, occurredAt: latest(eventIds),
+      kind: m.kind,
+      content: m.content.trim(),
+      hash: contentHash(norm),
+      ftsDoc: ftsDocument(m.content),
+      importance: Math.min(10, importance),
+      confidence: m.confidence,
+      eventTime: m.event_time ?? null,
+      timePrecision: m.event_time ? (m.time_precision ?? 'exact') : null,
+      subject: m.subject ?? null,
+      entities: m.entities,
+      eventIds,
+      occurredAt: latest(eventIds),
     });
   }
   const triplets: PreparedTriplet[] = [];
@@ -105,7 +114,17 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
     const eventIds = eventIdsOf(t.sources);
     if (eventIds.length === 0) continue;
     for (const end of [t.source, t.target]) if (!known(end)) addEntity(end, 'concept', '', eventIds);
-    triplets.push({ source: t.source, relation: t.relation.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_|_$/g, ''), target: t.target, description: t.description, eventIds, validAt: latest(eventIds) });
+    triplets.push({
+      source: t.source,
+      relation: t.relation
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, '_')
+        .replace(/^_|_$/g, ''),
+      target: t.target,
+      description: t.description,
+      eventIds,
+      validAt: latest(eventIds),
+    });
   }
   return { entities: [...entities.values()], memories: [...memories.values()], triplets: triplets.filter((t) => t.relation.length > 0) };
 }

@@ -28,7 +28,13 @@ function extractor(): ChatHandler {
     const lines = promptLines(body);
     return JSON.stringify({
       memories: lines.map(({ index, speaker, content }) => ({
-        kind: /team/i.test(content) ? 'fact' : 'preference', content, importance: 6, confidence: 0.9, subject: speaker, sources: [index], entities: [speaker],
+        kind: /team/i.test(content) ? 'fact' : 'preference',
+        content,
+        importance: 6,
+        confidence: 0.9,
+        subject: speaker,
+        sources: [index],
+        entities: [speaker],
       })),
       entities: lines.map(({ index, speaker }) => ({ name: speaker, type: 'person', description: 'a traveller', sources: [index] })),
       triplets: [],
@@ -49,7 +55,10 @@ function askedUnits(body: { messages: Array<{ role: string; content: string | nu
   return [...user.matchAll(/^\[(\d+)\] \([^)]*\) (.*) — candidates: (.*)$/gm)].map((x) => ({
     unit: Number(x[1]),
     content: x[2] as string,
-    candidates: (x[3] as string).split(', ').map((c) => Number(c.slice(1))).map((n) => ({ n, content: memories.get(n) ?? '' })),
+    candidates: (x[3] as string)
+      .split(', ')
+      .map((c) => Number(c.slice(1)))
+      .map((n) => ({ n, content: memories.get(n) ?? '' })),
   }));
 }
 /** A reconcile model that decides each asked unit with `decide` (ADD when it returns nothing). */
@@ -79,25 +88,40 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
 
   /** Stores a session of Bob's for `user` and brings it to `embedded` (triage may ask the model too). */
   async function embedded(user: string, session: string, lines: string[]): Promise<string[]> {
-    const ids = await ingest(m.deps, lines.map((content) => ({ session_id: session, user_id: user, role: 'user', content, metadata: { speaker: 'Bob' } })));
+    const ids = await ingest(
+      m.deps,
+      lines.map((content) => ({ session_id: session, user_id: user, role: 'user', content, metadata: { speaker: 'Bob' } })),
+    );
     await throughEmbed(m.deps, ids);
     return ids;
   }
   const pass = (session: string) => runStage(m.deps, extract, { tenantId: TENANT, extractKey: `session:${session}` });
   const memory = async (user: string, content: string) =>
-    (await sql<{ id: string; status: string; superseded_by: string | null; version: number }>(
-      m.deps.db, 'SELECT id, status, superseded_by, version FROM memories WHERE user_id = $1 AND content = $2', [user, content]))[0];
+    (
+      await sql<{ id: string; status: string; superseded_by: string | null; version: number }>(
+        m.deps.db,
+        'SELECT id, status, superseded_by, version FROM memories WHERE user_id = $1 AND content = $2',
+        [user, content],
+      )
+    )[0];
   const relations = (user: string) =>
-    sql<{ from_content: string; relation: string; to_content: string }>(m.deps.db,
+    sql<{ from_content: string; relation: string; to_content: string }>(
+      m.deps.db,
       `SELECT f.content AS from_content, r.relation, t.content AS to_content FROM memory_relations r
-       JOIN memories f ON f.id = r.from_memory_id JOIN memories t ON t.id = r.to_memory_id WHERE f.user_id = $1 ORDER BY f.content`, [user]);
+       JOIN memories f ON f.id = r.from_memory_id JOIN memories t ON t.id = r.to_memory_id WHERE f.user_id = $1 ORDER BY f.content`,
+      [user],
+    );
   const paidCalls = (since: number) => stub.calls.slice(since).filter((c) => c.path === CHAT || c.path === EMB);
 
   it('supersedes a preference the rules would have kept beside its new wording, when the model answers UPDATE; one call for the pass', async () => {
     // The premise: close enough to ask the model, too far for the rules' UPDATE.
     const t = thresholdsFor(m.deps.providers.embeddings.model);
     const cos = (a: string, b: string) => stubEmbedding(a, 384).reduce((s, x, i) => s + x * (stubEmbedding(b, 384)[i] as number), 0);
-    for (const [a, b] of [[WINDOW, AISLE], [TEA, NO_TEA], [WINDOW, AISLE_2]] as const) {
+    for (const [a, b] of [
+      [WINDOW, AISLE],
+      [TEA, NO_TEA],
+      [WINDOW, AISLE_2],
+    ] as const) {
       expect(cos(a, b)).toBeGreaterThanOrEqual(t.consider);
       expect(cos(a, b)).toBeLessThan(t.related);
     }
@@ -108,7 +132,12 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
     expect(stub.calls.slice(first).filter(isReconcile)).toEqual([]); // nothing to compare with yet
 
     const model = reconciler((u) =>
-      u.content === AISLE ? { action: 'UPDATE', target: targetOf(u, WINDOW) } : u.content === NO_TEA ? { action: 'CHALLENGE', target: targetOf(u, TEA) } : undefined);
+      u.content === AISLE
+        ? { action: 'UPDATE', target: targetOf(u, WINDOW) }
+        : u.content === NO_TEA
+          ? { action: 'CHALLENGE', target: targetOf(u, TEA) }
+          : undefined,
+    );
     stub.onChat(model);
     await embedded('u-upd', 'rec-2', [AISLE, NO_TEA, FRIDAYS]);
     const since = stub.calls.length;
@@ -129,7 +158,10 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
       { from_content: AISLE, relation: 'replaces', to_content: WINDOW },
     ]);
     // The call passed the gate and its tokens, as the stub billed them, are counted under its own task.
-    const [usage] = await sql<{ n: number; tokens: number }>(m.deps.db, `SELECT count(*)::int AS n, sum(tokens_in + tokens_out)::int AS tokens FROM token_usage WHERE task = 'reconcile'`);
+    const [usage] = await sql<{ n: number; tokens: number }>(
+      m.deps.db,
+      `SELECT count(*)::int AS n, sum(tokens_in + tokens_out)::int AS tokens FROM token_usage WHERE task = 'reconcile'`,
+    );
     const prompt = (asks[0]!.body.messages as Array<{ content: string }>).map((x) => x.content).join('\n');
     expect(usage).toEqual({ n: 1, tokens: Math.ceil(prompt.length / 4) + Math.ceil(String(model(asks[0]?.body)).length / 4) });
 
@@ -148,7 +180,8 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
     // A pass claims the events and asks every provider, then dies before its write transaction.
     const before = stub.calls.length;
     const claimed = await withTenant(m.deps.db, TENANT, async (tx) => ({
-      events: await claimForExtraction(tx, 'session:rec-4', EXTRACT_BATCH, extractLeaseMs(m.deps.config)), known: await knownEntities(tx, 100),
+      events: await claimForExtraction(tx, 'session:rec-4', EXTRACT_BATCH, extractLeaseMs(m.deps.config)),
+      known: await knownEntities(tx, 100),
     }));
     expect(claimed.events.map((e) => e.id)).toEqual(ids);
     await askProviders(m.deps, TENANT, claimed.events, claimed.known, m.deps.log);

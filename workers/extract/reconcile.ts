@@ -52,7 +52,10 @@ export function buildReconcileRequest(units: PreparedMemory[], existing: MemoryN
     const near = existing[i] ?? [];
     const norm = normalizeText(u.content);
     if (near.some((n) => n.content_hash === u.hash || normalizeText(n.content) === norm)) return [];
-    const candidates = near.filter((n) => n.similarity >= t.consider).sort((a, b) => b.similarity - a.similarity).slice(0, RECONCILE_CANDIDATES);
+    const candidates = near
+      .filter((n) => n.similarity >= t.consider)
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, RECONCILE_CANDIDATES);
     return candidates.length > 0 ? [{ i, u, candidates }] : [];
   });
   if (asked.length === 0) return undefined;
@@ -74,7 +77,13 @@ export function buildReconcileRequest(units: PreparedMemory[], existing: MemoryN
   return {
     input: {
       memories,
-      units: kept.map(({ u, candidates }, k) => ({ unit: k, kind: u.kind, content: u.content, date: day(u.occurredAt), candidates: candidates.map((c) => number.get(c.id) as number) })),
+      units: kept.map(({ u, candidates }, k) => ({
+        unit: k,
+        kind: u.kind,
+        content: u.content,
+        date: day(u.occurredAt),
+        candidates: candidates.map((c) => number.get(c.id) as number),
+      })),
     },
     unitIndex: kept.map((x) => x.i),
     memoryIds,
@@ -132,7 +141,8 @@ export async function adviseReconcile(
     return undefined;
   }
   const { decisions, ignored, missing } = adviceFrom(outcome.answer, request);
-  if (ignored + missing > 0) log.warn({ ignored, missing, units: request.input.units.length }, 'reconcile decisions ignored or missing; the rules decide those units');
+  if (ignored + missing > 0)
+    log.warn({ ignored, missing, units: request.input.units.length }, 'reconcile decisions ignored or missing; the rules decide those units');
   return decisions;
 }
 
@@ -141,7 +151,11 @@ export async function adviseReconcile(
  * user (with its current version); a target superseded or forgotten since the model was asked
  * sends its unit back to the rules (undefined).
  */
-export async function recheckAdvice(tx: Queryable, scope: Pick<EventToExtract, 'user_id'>, decisions: ReadonlyArray<ModelDecision | undefined>): Promise<Array<Advice | undefined>> {
+export async function recheckAdvice(
+  tx: Queryable,
+  scope: Pick<EventToExtract, 'user_id'>,
+  decisions: ReadonlyArray<ModelDecision | undefined>,
+): Promise<Array<Advice | undefined>> {
   const ids = [...new Set(decisions.flatMap((d) => (d?.targetId ? [d.targetId] : [])))];
   const active = await activeMemoryVersions(tx, { userId: scope.user_id }, ids);
   return decisions.map((d) => {

@@ -1,7 +1,16 @@
 import type { Queryable } from '../../src/db/pool.js';
 import { resolveEntities, upsertEdges } from '../../src/db/sql/entities.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
-import { confirmMemory, insertMemories, linkMemoryEntities, lockMemories, nearestMemoriesBatch, relateMemories, supersedeMemory, type TtlDefaults } from '../../src/db/sql/memories-write.js';
+import {
+  confirmMemory,
+  insertMemories,
+  linkMemoryEntities,
+  lockMemories,
+  nearestMemoriesBatch,
+  relateMemories,
+  supersedeMemory,
+  type TtlDefaults,
+} from '../../src/db/sql/memories-write.js';
 import { addProvenanceLinks, type ProvenanceLink } from '../../src/db/sql/provenance.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { ftsDocument } from '../../src/domain/text.js';
@@ -43,8 +52,17 @@ export async function writeExtraction(
 
   const entityIds = await resolveEntities(
     tx,
-    p.entities.map((e, i) => ({ name: e.name, normalized: e.normalized, type: e.type, description: e.description, ftsDoc: e.ftsDoc, vector: vectors.entities[i] as number[] })),
-    model, dims, ENTITY_SIMILARITY,
+    p.entities.map((e, i) => ({
+      name: e.name,
+      normalized: e.normalized,
+      type: e.type,
+      description: e.description,
+      ftsDoc: e.ftsDoc,
+      vector: vectors.entities[i] as number[],
+    })),
+    model,
+    dims,
+    ENTITY_SIMILARITY,
   );
   // Provenance of everything the pass writes goes in one statement, at the end.
   const provenance: ProvenanceLink[] = p.entities.map((e, i) => ({ type: 'entity', objectId: entityIds[i] as string, eventIds: e.eventIds }));
@@ -53,28 +71,61 @@ export async function writeExtraction(
   p.entities.forEach((e, i) => {
     if (!entityByName.has(e.normalized)) entityByName.set(e.normalized, entityIds[i] as string);
   });
-  const entityOf = (name: string | null) => (name ? entityByName.get(normalizeEntityName(name)) ?? null : null);
+  const entityOf = (name: string | null) => (name ? (entityByName.get(normalizeEntityName(name)) ?? null) : null);
 
   // Memory units: one neighbour query (fresh: the rules see what other passes committed since the
   // model was asked), decisions in order (plan.ts), one insert, then the few per-item updates
   // (confirm, supersede, relate) and one link statement.
   const subjects = p.memories.map((m) => entityOf(m.subject));
-  const existing = await nearestMemoriesBatch(tx, { userId: scope.user_id }, p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })), dims, NEIGHBOURS);
+  const existing = await nearestMemoriesBatch(
+    tx,
+    { userId: scope.user_id },
+    p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })),
+    dims,
+    NEIGHBOURS,
+  );
   const advice = decisions ? await recheckAdvice(tx, scope, decisions) : [];
   const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model), advice);
   const toInsert = plan.filter((x) => x.decision.action !== 'NOOP' && x.decision.action !== 'CONFIRM');
-  const rows = await insertMemories(tx, toInsert.map((x) => {
-    const m = p.memories[x.index] as PreparedMemory;
-    return {
-      kind: m.kind, content: m.content, content_hash: m.hash, fts_doc: m.ftsDoc, vector: vectors.memories[x.index] as number[], importance: m.importance, confidence: m.confidence,
-      event_time: m.eventTime, time_precision: m.timePrecision, occurred_at: m.occurredAt, subject_entity_id: subjects[x.index] ?? null,
-      dataset: scope.dataset, user_id: scope.user_id, agent_id: scope.agent_id, session_id: scope.session_id, source_event_ids: m.eventIds, version: x.version,
-    };
-  }), model, dims, runId, ttlDefaults);
+  const rows = await insertMemories(
+    tx,
+    toInsert.map((x) => {
+      const m = p.memories[x.index] as PreparedMemory;
+      return {
+        kind: m.kind,
+        content: m.content,
+        content_hash: m.hash,
+        fts_doc: m.ftsDoc,
+        vector: vectors.memories[x.index] as number[],
+        importance: m.importance,
+        confidence: m.confidence,
+        event_time: m.eventTime,
+        time_precision: m.timePrecision,
+        occurred_at: m.occurredAt,
+        subject_entity_id: subjects[x.index] ?? null,
+        dataset: scope.dataset,
+        user_id: scope.user_id,
+        agent_id: scope.agent_id,
+        session_id: scope.session_id,
+        source_event_ids: m.eventIds,
+        version: x.version,
+      };
+    }),
+    model,
+    dims,
+    runId,
+    ttlDefaults,
+  );
   const idOf = new Map<number, { id: string; inserted: boolean }>(toInsert.map((x, k) => [x.index, rows[k] as { id: string; inserted: boolean }]));
   const targetId = (t: PlannedMemory['target']) => (t === undefined ? undefined : 'id' in t ? t.id : idOf.get(t.pass)?.id);
   const links: Array<{ memoryId: string; entityId: string }> = [];
-  await lockMemories(tx, plan.filter((x) => x.decision.action === 'CONFIRM' || x.decision.action === 'UPDATE').map((x) => targetId(x.target)).filter((id): id is string => id !== undefined));
+  await lockMemories(
+    tx,
+    plan
+      .filter((x) => x.decision.action === 'CONFIRM' || x.decision.action === 'UPDATE')
+      .map((x) => targetId(x.target))
+      .filter((id): id is string => id !== undefined),
+  );
   for (const x of plan) {
     const m = p.memories[x.index] as PreparedMemory;
     const target = targetId(x.target);
@@ -109,7 +160,17 @@ export async function writeExtraction(
   const edges = p.triplets
     .map((t) => ({ t, s: entityOf(t.source), o: entityOf(t.target) }))
     .filter((x): x is { t: (typeof p.triplets)[number]; s: string; o: string } => x.s !== null && x.o !== null && x.s !== x.o);
-  const edgeIds = await upsertEdges(tx, edges.map(({ t, s, o }) => ({ sourceId: s, targetId: o, relation: t.relation, description: t.description, ftsDoc: ftsDocument(`${t.source} ${t.relation.replace(/_/g, ' ')} ${t.target} ${t.description}`), validAt: t.validAt })));
+  const edgeIds = await upsertEdges(
+    tx,
+    edges.map(({ t, s, o }) => ({
+      sourceId: s,
+      targetId: o,
+      relation: t.relation,
+      description: t.description,
+      ftsDoc: ftsDocument(`${t.source} ${t.relation.replace(/_/g, ' ')} ${t.target} ${t.description}`),
+      validAt: t.validAt,
+    })),
+  );
   edges.forEach(({ t }, i) => provenance.push({ type: 'edge', objectId: edgeIds[i] as string, eventIds: t.eventIds }));
   await addProvenanceLinks(tx, provenance, runId);
   counts.edges = new Set(edgeIds).size;

@@ -13,7 +13,10 @@ export async function enqueueBriefings(deps: Deps): Promise<{ enqueued: number }
   let enqueued = 0;
   for (const tenantId of await listTenants(deps.db)) {
     const users = await withTenant(deps.db, tenantId, (tx) => briefingScopes(tx));
-    await enqueueAll(deps.queues, users.map((u) => ({ ...briefingNow(tenantId, u), jobId: briefingKey(BriefingInput.parse({ tenantId, userId: u })) })));
+    await enqueueAll(
+      deps.queues,
+      users.map((u) => ({ ...briefingNow(tenantId, u), jobId: briefingKey(BriefingInput.parse({ tenantId, userId: u })) })),
+    );
     enqueued += users.length;
   }
   return { enqueued };

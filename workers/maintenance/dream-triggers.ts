@@ -19,10 +19,17 @@ export async function enqueueDueDreams(deps: Deps, now = new Date()): Promise<{ 
   for (const tenantId of await listTenants(deps.db)) {
     const scopes = await withTenant(deps.db, tenantId, (tx) => dreamScopeStats(tx));
     for (const s of scopes) {
-      const trigger = dreamTrigger({ lastDreamAt: s.last_dream_at, firstMemoryAt: s.first_at, newSessions: s.new_sessions, newMemories: s.new_memories, backlog: s.backlog }, policy, now);
+      const trigger = dreamTrigger(
+        { lastDreamAt: s.last_dream_at, firstMemoryAt: s.first_at, newSessions: s.new_sessions, newMemories: s.new_memories, backlog: s.backlog },
+        policy,
+        now,
+      );
       if (trigger) jobs.push(dreamJob(tenantId, s.user_id, trigger));
     }
   }
-  await enqueueAll(deps.queues, jobs.map((j) => ({ ...j, jobId: dreamKey(DreamInput.parse(j.input)) })));
+  await enqueueAll(
+    deps.queues,
+    jobs.map((j) => ({ ...j, jobId: dreamKey(DreamInput.parse(j.input)) })),
+  );
   return { enqueued: jobs.length };
 }

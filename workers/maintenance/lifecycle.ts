@@ -38,7 +38,10 @@ export async function sweepExpired(deps: Deps): Promise<SweepResult> {
         const ids = await expiredMemoryIds(tx, SWEEP_BATCH);
         if (ids.length === 0) return 0;
         const removed = await deleteMemories(tx, ids);
-        await purgeEmbeddingCache(tx, removed.texts.map((t) => contentHash(t)));
+        await purgeEmbeddingCache(
+          tx,
+          removed.texts.map((t) => contentHash(t)),
+        );
         result.expired += removed.rows;
         result.reactivated += removed.reactivated.length;
         return ids.length;
@@ -76,13 +79,41 @@ export async function refreshDecay(deps: Deps, now = new Date()): Promise<DecayR
         const rows = await activeMemoriesPage(tx, cursor, DECAY_PAGE);
         const values = rows.map((r) => ({
           row: r,
-          decay: decayValue({ kind: r.kind, importance: r.importance, occurredAt: r.occurred_at, lastAccessedAt: r.last_accessed_at, accessCount: r.access_count }, policy, now),
+          decay: decayValue(
+            { kind: r.kind, importance: r.importance, occurredAt: r.occurred_at, lastAccessedAt: r.last_accessed_at, accessCount: r.access_count },
+            policy,
+            now,
+          ),
         }));
-        result.updated += await writeDecay(tx, values.filter((v) => v.decay !== r4(v.row.decay)).map((v) => ({ id: v.row.id, decay: v.decay })));
-        const candidates = values.filter(({ row: r, decay }) =>
-          archiveBlockers({ kind: r.kind, importance: r.importance, status: r.status, decay, accessCount: r.access_count, hasFeedback: false, createdAt: r.created_at, occurredAt: r.occurred_at }, policy, now).length === 0);
-        const rated = await withFeedback(tx, candidates.map((c) => c.row.id));
-        result.archived += await archiveMemories(tx, candidates.map((c) => c.row.id).filter((id) => !rated.has(id)));
+        result.updated += await writeDecay(
+          tx,
+          values.filter((v) => v.decay !== r4(v.row.decay)).map((v) => ({ id: v.row.id, decay: v.decay })),
+        );
+        const candidates = values.filter(
+          ({ row: r, decay }) =>
+            archiveBlockers(
+              {
+                kind: r.kind,
+                importance: r.importance,
+                status: r.status,
+                decay,
+                accessCount: r.access_count,
+                hasFeedback: false,
+                createdAt: r.created_at,
+                occurredAt: r.occurred_at,
+              },
+              policy,
+              now,
+            ).length === 0,
+        );
+        const rated = await withFeedback(
+          tx,
+          candidates.map((c) => c.row.id),
+        );
+        result.archived += await archiveMemories(
+          tx,
+          candidates.map((c) => c.row.id).filter((id) => !rated.has(id)),
+        );
         return rows;
       });
       if (page.length < DECAY_PAGE) break;

@@ -108,7 +108,9 @@ export async function requeueLostWork(deps: Deps, graceMs: number): Promise<{ re
   let jobs = 0;
   for (const [tenantId, rows] of unfinished) {
     const lost = rows.filter((e) =>
-      e.status === 'embedded' || e.status === 'extracting' ? e.extract_key !== null && !cover.keys.has(`${tenantId}\u0000${e.extract_key}`) : !cover.events.has(e.id),
+      e.status === 'embedded' || e.status === 'extracting'
+        ? e.extract_key !== null && !cover.keys.has(`${tenantId}\u0000${e.extract_key}`)
+        : !cover.events.has(e.id),
     );
     if (lost.length === 0) continue;
     const next = jobsFor(deps, tenantId, lost);

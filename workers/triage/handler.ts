@@ -21,7 +21,10 @@ export const triage = defineStage({
       const claimed = await claimReceived(tx, ids);
       let result: TriageOutcome[] = [];
       if (claimed.length > 0) {
-        const duplicates = await findSessionDuplicates(tx, claimed.map((e) => e.id));
+        const duplicates = await findSessionDuplicates(
+          tx,
+          claimed.map((e) => e.id),
+        );
         result = claimed.map((e) => verdict(e, duplicates.has(e.id)));
         await saveTriage(tx, result);
       }

@@ -25,7 +25,8 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
   });
   afterAll(async () => m?.close());
 
-  const rows = (ids: string[]) => sql<Row>(m.deps.db, 'SELECT id, status, skip_reason, extract_pending, extract_key, priority FROM events WHERE id = ANY($1::uuid[]) ORDER BY seq', [ids]);
+  const rows = (ids: string[]) =>
+    sql<Row>(m.deps.db, 'SELECT id, status, skip_reason, extract_pending, extract_key, priority FROM events WHERE id = ANY($1::uuid[]) ORDER BY seq', [ids]);
 
   it('skips acknowledgements, empty tool chatter and duplicates in a session with a reason, and routes the rest', async () => {
     const ids = await ingest(m.deps, [
@@ -81,7 +82,10 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
   });
 
   it('two jobs holding the same events triage each event once', async () => {
-    const ids = await ingest(m.deps, Array.from({ length: 40 }, (_, i) => ({ session_id: 'tri-5', content: `Overlap fact number ${i} about the deploy window.` })));
+    const ids = await ingest(
+      m.deps,
+      Array.from({ length: 40 }, (_, i) => ({ session_id: 'tri-5', content: `Overlap fact number ${i} about the deploy window.` })),
+    );
     const [a, b] = await Promise.all([
       runStage(m.deps, triage, { tenantId: TENANT, eventIds: ids }),
       runStage(m.deps, triage, { tenantId: TENANT, eventIds: [...ids].reverse() }),
@@ -92,7 +96,9 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
   });
 
   it('queues jobs that keep completed runs by age only on PostgreSQL (trimming to a count there sorts every kept job at each finish)', async () => {
-    await addJobs(m.deps.queues, 'triage', [{ data: { tenantId: TENANT, eventIds: ['00000000-0000-4000-8000-000000000001'] }, opts: jobOptions('retention-probe') }]);
+    await addJobs(m.deps.queues, 'triage', [
+      { data: { tenantId: TENANT, eventIds: ['00000000-0000-4000-8000-000000000001'] }, opts: jobOptions('retention-probe') },
+    ]);
     const job = await m.deps.queues.get('triage').getJob('retention-probe');
     try {
       expect(job?.opts.removeOnComplete).toEqual(redis ? { age: 24 * 3600, count: 50_000 } : { age: 3600 });
@@ -114,7 +120,11 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
     const workers = startWorkers(m.deps, CATALOG, ['triage']);
     try {
       const queue = m.deps.queues.get('triage');
-      await queue.add('triage', { tenantId: TENANT, eventIds: ['not-a-uuid'] }, { jobId: 'triage-bad-payload', attempts: 5, backoff: { type: 'fixed', delay: 10 } });
+      await queue.add(
+        'triage',
+        { tenantId: TENANT, eventIds: ['not-a-uuid'] },
+        { jobId: 'triage-bad-payload', attempts: 5, backoff: { type: 'fixed', delay: 10 } },
+      );
       const { job, state } = await waitForJob(queue, 'triage-bad-payload', ['failed', 'completed']);
       expect(state).toBe('failed');
       expect(job.attemptsMade).toBe(1);
@@ -130,7 +140,8 @@ describe.each([{ redis: false }, { redis: true }])('triage stage (redis: $redis)
   it('warms a stage once, at the first job of a queue upstream of it, and only stages this process runs', async () => {
     const warmed: string[] = [];
     const catalog = new Map(CATALOG);
-    const warmOn = (name: 'extract' | 'embed' | 'chunk', on: QueueName[]) => catalog.set(name, { ...(CATALOG.get(name) as AnyStage), warm: { on, run: () => void warmed.push(name) } });
+    const warmOn = (name: 'extract' | 'embed' | 'chunk', on: QueueName[]) =>
+      catalog.set(name, { ...(CATALOG.get(name) as AnyStage), warm: { on, run: () => void warmed.push(name) } });
     warmOn('extract', ['triage']);
     warmOn('chunk', ['embed']); // runs here, but no embed job comes
     warmOn('embed', ['triage']); // not run by this process

@@ -12,14 +12,20 @@ function inputSchema(schema: z.ZodType): JsonSchema {
 
 function parameters(route: RouteDoc): JsonSchema[] {
   const out: JsonSchema[] = [];
-  for (const [where, obj] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, obj] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!obj) continue;
     const schema = inputSchema(obj) as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, prop] of Object.entries(schema.properties ?? {})) {
       const { description, ...rest } = prop;
       out.push({
-        name, in: where, required: where === 'path' || (schema.required ?? []).includes(name),
-        ...(typeof description === 'string' ? { description } : {}), schema: rest,
+        name,
+        in: where,
+        required: where === 'path' || (schema.required ?? []).includes(name),
+        ...(typeof description === 'string' ? { description } : {}),
+        schema: rest,
       });
     }
   }
@@ -30,7 +36,10 @@ function operation(route: RouteDoc): JsonSchema {
   const responses: Record<string, JsonSchema> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const type = r.contentType ?? 'application/json';
-    responses[status] = { description: r.description, ...(r.schema || type !== 'application/json' ? { content: { [type]: r.schema ? { schema: inputSchema(r.schema) } : {} } } : {}) };
+    responses[status] = {
+      description: r.description,
+      ...(r.schema || type !== 'application/json' ? { content: { [type]: r.schema ? { schema: inputSchema(r.schema) } : {} } } : {}),
+    };
   }
   if (route.auth && !responses['401']) responses['401'] = { description: 'no valid API key (when keys are configured)' };
   const params = parameters(route);
@@ -59,7 +68,8 @@ export function openApiDocument(version: string): JsonSchema {
     info: {
       title: 'memloom API',
       version,
-      description: 'Long-term memory for AI agents: fire-and-forget events, queue workers, hybrid recall. Errors answer `{"error": {"code", "message", "details"?}}`.',
+      description:
+        'Long-term memory for AI agents: fire-and-forget events, queue workers, hybrid recall. Errors answer `{"error": {"code", "message", "details"?}}`.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],

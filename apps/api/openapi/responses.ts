@@ -62,7 +62,7 @@ export const ForgetAnswer = z.looseObject({
   removed: z.record(z.string(), z.number().int()),
   updated: z.record(z.string(), z.number().int()),
   jobs_removed: z.number().int(),
-  working_memory_refreshed: z.array(z.string()).describe('user scopes whose working memory was rebuilt at once (\'\' = memories without a user)'),
+  working_memory_refreshed: z.array(z.string()).describe("user scopes whose working memory was rebuilt at once ('' = memories without a user)"),
 });
 
 export const ImportAnswer = z.looseObject({

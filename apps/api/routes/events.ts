@@ -20,7 +20,10 @@ export function eventRoutes(app: FastifyInstance, deps: Deps): void {
     const items = eventItems(req.body);
     const waitMs = limiter.take(req.tenantId, items.length);
     if (waitMs > 0) {
-      throw new MemloomError('RATE_LIMITED', 'Over this tenant\u2019s ingest rate; retry after the indicated delay.', { kind: 'rate_limited', retryAfterMs: waitMs });
+      throw new MemloomError('RATE_LIMITED', 'Over this tenant\u2019s ingest rate; retry after the indicated delay.', {
+        kind: 'rate_limited',
+        retryAfterMs: waitMs,
+      });
     }
     const result = await acceptEvents(deps, req.tenantId, items, { source: 'http', writer });
     const stored = result.accepted + result.duplicates;
@@ -31,7 +34,8 @@ export function eventRoutes(app: FastifyInstance, deps: Deps): void {
       throw new InputError(items.length === 1 ? 'The event is invalid.' : 'No event in the batch is valid.', result.issues);
     }
     const body: Record<string, unknown> = { accepted: result.accepted, duplicates: result.duplicates, ids: result.ids };
-    if (result.issues.length > 0) body.error = { code: 'INPUT_INVALID', message: `${result.issues.length} problem(s) in rejected events; the rest were accepted.`, details: result.issues };
+    if (result.issues.length > 0)
+      body.error = { code: 'INPUT_INVALID', message: `${result.issues.length} problem(s) in rejected events; the rest were accepted.`, details: result.issues };
     return reply.status(202).send(body);
   });
 }
@@ -45,7 +49,10 @@ function eventItems(body: unknown): unknown[] {
     if (!Array.isArray(b.events)) throw new InputError('"events" must be an array.', [{ path: 'events', message: 'expected an array' }]);
     if (b.events.length === 0) throw new InputError('"events" is empty.', [{ path: 'events', message: 'expected 1 to 1000 events' }]);
     if (b.events.length > MAX_BATCH) {
-      throw new MemloomError('BATCH_TOO_LARGE', `At most ${MAX_BATCH} events per request (got ${b.events.length}).`, { kind: 'too_large', details: { max: MAX_BATCH } });
+      throw new MemloomError('BATCH_TOO_LARGE', `At most ${MAX_BATCH} events per request (got ${b.events.length}).`, {
+        kind: 'too_large',
+        details: { max: MAX_BATCH },
+      });
     }
     return b.events;
   }

@@ -18,7 +18,11 @@ export function exportRoutes(app: FastifyInstance, deps: Deps): void {
     const q = parseInput(ExportQuery, req.query, 'query parameters');
     const records = logged(exportRecords(deps, req.tenantId, q), req.log);
     const markdown = q.format === 'markdown';
-    const name = `memloom-${req.tenantId}${q.user_id ? `-user-${q.user_id}` : ''}${q.dataset ? `-dataset-${q.dataset}` : ''}.${markdown ? 'md' : 'jsonl'}`.replace(/[^A-Za-z0-9._-]/g, '_');
+    const name =
+      `memloom-${req.tenantId}${q.user_id ? `-user-${q.user_id}` : ''}${q.dataset ? `-dataset-${q.dataset}` : ''}.${markdown ? 'md' : 'jsonl'}`.replace(
+        /[^A-Za-z0-9._-]/g,
+        '_',
+      );
     return reply
       .type(markdown ? 'text/markdown; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
       .header('content-disposition', `attachment; filename="${name}"`)

@@ -13,7 +13,10 @@ export function forgetRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/forget', async (req) => {
     const parsed = ForgetScope.safeParse(req.body ?? {});
     if (!parsed.success) {
-      throw new InputError('Invalid forget request: give exactly one of event_id, session_id, user_id, dataset.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+      throw new InputError(
+        'Invalid forget request: give exactly one of event_id, session_id, user_id, dataset.',
+        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      );
     }
     return forget(deps, req.tenantId, parsed.data);
   });

@@ -28,7 +28,10 @@ export function metricsRoutes(app: FastifyInstance, deps: Deps): void {
       },
       rate: {
         llm: { requests: figure(find('rate', { provider: 'llm', unit: 'requests' })), tokens: figure(find('rate', { provider: 'llm', unit: 'tokens' })) },
-        embeddings: { requests: figure(find('rate', { provider: 'embeddings', unit: 'requests' })), tokens: figure(find('rate', { provider: 'embeddings', unit: 'tokens' })) },
+        embeddings: {
+          requests: figure(find('rate', { provider: 'embeddings', unit: 'requests' })),
+          tokens: figure(find('rate', { provider: 'embeddings', unit: 'tokens' })),
+        },
       },
       tasks: figure(find('tasks', {})),
     };

@@ -12,7 +12,10 @@ export function recallRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/recall', async (req) => {
     const parsed = RecallInput.safeParse(req.body);
     if (!parsed.success) {
-      throw new InputError('Invalid recall request.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+      throw new InputError(
+        'Invalid recall request.',
+        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      );
     }
     return recall(deps, req.tenantId, parsed.data, (ids) => access.record(req.tenantId, ids));
   });

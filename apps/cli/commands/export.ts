@@ -19,7 +19,12 @@ export async function exportCommand(config: Config, log: Logger, args: ParsedArg
   if (format !== 'jsonl' && format !== 'markdown') throw new ConfigError('invalid --format: expected jsonl or markdown');
   const out = flagString(args, 'out');
   const api = remoteApi(config, args);
-  const body = await api.exportStream({ format, user_id: flagString(args, 'user'), dataset: flagString(args, 'dataset'), vectors: !args.flags.has('no-vectors') });
+  const body = await api.exportStream({
+    format,
+    user_id: flagString(args, 'user'),
+    dataset: flagString(args, 'dataset'),
+    vectors: !args.flags.has('no-vectors'),
+  });
   const partial = out ? `${out}.partial` : undefined;
   const sink = partial ? createWriteStream(partial) : io.stdout;
   const progress = createTransferProgress({ label: 'export', stream: io.stderr });

@@ -71,7 +71,9 @@ async function viaApi(url: string, scope: ForgetScope, apiKey: string | undefine
   }
   const body = (await res.json().catch(() => ({}))) as ForgetResult & { error?: { code?: string; message?: string } };
   if (!res.ok) {
-    throw new MemloomError(body.error?.code ?? 'FORGET_FAILED', `forget failed (${res.status}): ${body.error?.message ?? res.statusText}`, { kind: res.status < 500 ? 'input' : 'upstream' });
+    throw new MemloomError(body.error?.code ?? 'FORGET_FAILED', `forget failed (${res.status}): ${body.error?.message ?? res.statusText}`, {
+      kind: res.status < 500 ? 'input' : 'upstream',
+    });
   }
   return body;
 }

@@ -13,7 +13,12 @@ import type { Io } from './recall.js';
  * key's tenant) with a progress bar, and prints the counts JSON. Importing the same file again
  * adds nothing.
  */
-export async function importCommand(config: Config, _log: Logger, args: ParsedArgs, io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<void> {
+export async function importCommand(
+  config: Config,
+  _log: Logger,
+  args: ParsedArgs,
+  io: Io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<void> {
   const file = args.positionals[0];
   if (!file) throw new ConfigError('usage: memloom import <export.jsonl>; see memloom import --help');
   let size: number;

@@ -39,7 +39,16 @@ export async function ingest(config: Config, log: Logger, args: ParsedArgs, io: 
   const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
   const { files, root } = await resolveFiles(path.resolve(target), path.resolve(config.EVENTS_DIR));
   const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
-  const transport: TransportOptions = { url, apiKey, fetch: globalThis.fetch, timeoutMs: 60_000, maxRetries: 5, backoffBaseMs: 200, backoffCapMs: 10_000, maxRetryAfterMs: 60_000 };
+  const transport: TransportOptions = {
+    url,
+    apiKey,
+    fetch: globalThis.fetch,
+    timeoutMs: 60_000,
+    maxRetries: 5,
+    backoffBaseMs: 200,
+    backoffCapMs: 10_000,
+    maxRetryAfterMs: 60_000,
+  };
 
   const counts: IngestCounts = { files: 0, lines: 0, accepted: 0, duplicates: 0, rejected: 0 };
   const progress = createProgress({ total: sizes.reduce((a, b) => a + b, 0), stream: io.stderr });

@@ -14,7 +14,12 @@ export async function mcpCommand(config: Config, log: Logger, args: ParsedArgs):
   const { url, apiKey } = remoteTarget(config, args);
   const env = process.env;
   await runStdioServer({
-    url, apiKey, eventsDir: config.EVENTS_DIR, tenant: env.MEMLOOM_TENANT, version: VERSION, log,
+    url,
+    apiKey,
+    eventsDir: config.EVENTS_DIR,
+    tenant: env.MEMLOOM_TENANT,
+    version: VERSION,
+    log,
     defaults: {
       user_id: flagString(args, 'user') ?? env.MEMLOOM_USER_ID,
       agent_id: flagString(args, 'agent') ?? env.MEMLOOM_AGENT_ID ?? 'mcp',

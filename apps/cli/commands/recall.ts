@@ -12,7 +12,12 @@ export interface Io {
 }
 
 /** `memloom recall "<query>"`: asks a running memloom (POST /v1/recall) and prints the ranked results. */
-export async function recallCommand(config: Config, _log: Logger, args: ParsedArgs, io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<void> {
+export async function recallCommand(
+  config: Config,
+  _log: Logger,
+  args: ParsedArgs,
+  io: Io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<void> {
   const query = args.positionals.join(' ').trim();
   if (query === '') throw new ConfigError('usage: memloom recall "<query>" [options]; see memloom recall --help');
   const mode = flagString(args, 'mode') ?? DEFAULT_RECALL_MODE;
@@ -20,12 +25,21 @@ export async function recallCommand(config: Config, _log: Logger, args: ParsedAr
   const limitText = flagString(args, 'limit') ?? '10';
   const limit = Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new ConfigError('invalid --limit: expected an integer between 1 and 100');
-  const kinds = flagString(args, 'kinds')?.split(',').map((k) => k.trim()).filter(Boolean);
+  const kinds = flagString(args, 'kinds')
+    ?.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   const bad = kinds?.filter((k) => !(MEMORY_KINDS as readonly string[]).includes(k)) ?? [];
   if (bad.length > 0) throw new ConfigError(`invalid --kinds: ${bad.join(', ')}; expected some of ${MEMORY_KINDS.join(', ')}`);
   const answer = await remoteApi(config, args).recall({
-    query, mode: mode as RecallMode, limit, kinds: kinds as MemoryKind[] | undefined,
-    user_id: flagString(args, 'user'), session_id: flagString(args, 'session'), agent_id: flagString(args, 'agent'), dataset: flagString(args, 'dataset'),
+    query,
+    mode: mode as RecallMode,
+    limit,
+    kinds: kinds as MemoryKind[] | undefined,
+    user_id: flagString(args, 'user'),
+    session_id: flagString(args, 'session'),
+    agent_id: flagString(args, 'agent'),
+    dataset: flagString(args, 'dataset'),
   });
   io.stdout.write(args.flags.has('json') ? `${JSON.stringify(answer, null, 2)}\n` : formatAnswer(answer));
 }

@@ -68,7 +68,9 @@ async function viaApi(url: string, body: object, apiKey: string | undefined, opt
   }
   const answer = (await res.json().catch(() => ({}))) as RetryResult & { error?: { code?: string; message?: string } };
   if (!res.ok) {
-    throw new MemloomError(answer.error?.code ?? 'RETRY_FAILED', `retry failed (${res.status}): ${answer.error?.message ?? res.statusText}`, { kind: res.status < 500 ? 'input' : 'upstream' });
+    throw new MemloomError(answer.error?.code ?? 'RETRY_FAILED', `retry failed (${res.status}): ${answer.error?.message ?? res.statusText}`, {
+      kind: res.status < 500 ? 'input' : 'upstream',
+    });
   }
   return answer;
 }

@@ -31,7 +31,11 @@ export interface Running {
 /** Starts the requested roles in this process; `memloom start` runs them all on one deps. */
 export async function startRoles(config: Config, log: Logger, roles: Roles, opts: { inMemory?: boolean; queuePrefix?: string } = {}): Promise<Running> {
   if (roles.api && config.MEMLOOM_API_KEYS.size === 0 && !isLoopback(config.HOST)) {
-    throw new MemloomError('AUTH_REQUIRED', `HOST=${config.HOST} is not a loopback address: set MEMLOOM_API_KEYS (key:tenant,…) to serve beyond this machine.`, { kind: 'input' });
+    throw new MemloomError(
+      'AUTH_REQUIRED',
+      `HOST=${config.HOST} is not a loopback address: set MEMLOOM_API_KEYS (key:tenant,…) to serve beyond this machine.`,
+      { kind: 'input' },
+    );
   }
   const deps = await createDeps(config, log, opts);
   let app: FastifyInstance | undefined;

@@ -13,11 +13,18 @@ export async function statsCommand(config: Config, _log: Logger, args: ParsedArg
 
 function formatStats(s: ServerStats): string {
   const objects = Object.entries(s.objects).map(([k, n]) => `  ${k.padEnd(16)} ${String(n).padStart(10)}`);
-  const queues = Object.entries(s.queues).map(([q, c]) =>
-    `  ${q.padEnd(12)} ${String(c.waiting).padStart(8)} ${String(c.active).padStart(8)} ${String(c.delayed).padStart(8)} ${String(c.failed).padStart(8)} ${String(c.completed).padStart(10)}`);
+  const queues = Object.entries(s.queues).map(
+    ([q, c]) =>
+      `  ${q.padEnd(12)} ${String(c.waiting).padStart(8)} ${String(c.active).padStart(8)} ${String(c.delayed).padStart(8)} ${String(c.failed).padStart(8)} ${String(c.completed).padStart(10)}`,
+  );
   return [
-    'objects', ...objects,
-    '', `queues        ${'waiting'.padStart(8)} ${'active'.padStart(8)} ${'delayed'.padStart(8)} ${'failed'.padStart(8)} ${'completed'.padStart(10)}`, ...queues,
-    '', `pending events: ${s.pending_events}${s.pending_events === 0 ? ' (everything received is recallable)' : ''}`, '',
+    'objects',
+    ...objects,
+    '',
+    `queues        ${'waiting'.padStart(8)} ${'active'.padStart(8)} ${'delayed'.padStart(8)} ${'failed'.padStart(8)} ${'completed'.padStart(10)}`,
+    ...queues,
+    '',
+    `pending events: ${s.pending_events}${s.pending_events === 0 ? ' (everything received is recallable)' : ''}`,
+    '',
   ].join('\n');
 }

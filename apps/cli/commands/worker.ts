@@ -11,7 +11,10 @@ export async function workerCommand(config: Config, log: Logger, args: ParsedArg
 
 function parseQueues(value: string | undefined): QueueName[] {
   if (!value) return [...QUEUE_NAMES];
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = names.filter((n) => !isQueueName(n));
   if (bad.length > 0) throw new ConfigError(`invalid --queues: unknown queue ${bad.join(', ')}; expected some of ${QUEUE_NAMES.join(', ')}`);
   return names as QueueName[];

@@ -74,7 +74,7 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
        ON CONFLICT (event_id, idx) DO NOTHING
        RETURNING 1),
      nb AS (
-       SELECT c.id, ts_filter(c.fts, '{d}') || ${META('c.occurred_at', 'e.metadata->>\'speaker\'')}
+       SELECT c.id, ts_filter(c.fts, '{d}') || ${META('c.occurred_at', "e.metadata->>'speaker'")}
                 || setweight(CASE WHEN w.prev_new THEN w.prev_own ELSE coalesce(ts_filter(p.fts, '{d}'), ''::tsvector) END, 'C')
                 || setweight(CASE WHEN w.next_new THEN w.next_own ELSE coalesce(ts_filter(nx.fts, '{d}'), ''::tsvector) END, 'B') AS fts
        FROM win w JOIN chunks c ON c.id = w.id
@@ -100,7 +100,10 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
  */
 export async function writeVectorsWithKeys(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
   const params: unknown[] = [rows.map((r) => r.id), model, dims];
-  const vectors = vectorList(params, rows.map((r) => r.vector));
+  const vectors = vectorList(
+    params,
+    rows.map((r) => r.vector),
+  );
   await tx.query(
     `WITH t AS MATERIALIZED (
        SELECT c.id, v.embedding AS own FROM unnest($1::uuid[], ${vectors}) AS v(id, embedding) JOIN chunks c ON c.id = v.id WHERE c.embedding IS NULL),

@@ -123,7 +123,10 @@ export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string;
   for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT) {
     const slice = rows.slice(i, i + MAX_VECTORS_PER_STATEMENT);
     const params: unknown[] = [slice.map((r) => r.id), model, dims];
-    const vectors = vectorList(params, slice.map((r) => r.vector));
+    const vectors = vectorList(
+      params,
+      slice.map((r) => r.vector),
+    );
     await tx.query(
       `UPDATE chunks c SET own_embedding = v.embedding, embedding = v.embedding, embedding_model = $2, embedding_dims = $3
        FROM unnest($1::uuid[], ${vectors}) AS v(id, embedding)
@@ -131,5 +134,9 @@ export async function writeChunkVectors(tx: Queryable, rows: Array<{ id: string;
       params,
     );
   }
-  await refreshChunkKeys(tx, rows.map((r) => r.id), 'vector');
+  await refreshChunkKeys(
+    tx,
+    rows.map((r) => r.id),
+    'vector',
+  );
 }

@@ -13,10 +13,9 @@ export interface MemoryHead {
 
 /** The memory row, locked FOR UPDATE so a concurrent correction or dream waits for this one. */
 export async function lockMemory(tx: Queryable, id: string): Promise<MemoryHead | undefined> {
-  const { rows } = await tx.query<MemoryHead>(
-    'SELECT id, status, version, user_id, kind, importance, content_hash FROM memories WHERE id = $1 FOR UPDATE',
-    [id],
-  );
+  const { rows } = await tx.query<MemoryHead>('SELECT id, status, version, user_id, kind, importance, content_hash FROM memories WHERE id = $1 FOR UPDATE', [
+    id,
+  ]);
   return rows[0];
 }
 
@@ -42,7 +41,13 @@ export interface CorrectedVersion {
  * Returns the new id, or `conflictId` when another active memory of the scope already says this;
  * the caller then rolls back.
  */
-export async function insertCorrectedVersion(tx: Queryable, oldId: string, v: CorrectedVersion, embedder: { model: string; dims: number }, runId: string): Promise<{ id: string } | { conflictId: string }> {
+export async function insertCorrectedVersion(
+  tx: Queryable,
+  oldId: string,
+  v: CorrectedVersion,
+  embedder: { model: string; dims: number },
+  runId: string,
+): Promise<{ id: string } | { conflictId: string }> {
   await tx.query(`UPDATE memories SET status = 'superseded', updated_at = now() WHERE id = $1 AND status = 'active'`, [oldId]);
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO memories (dataset, user_id, agent_id, session_id, kind, content, content_hash, fts, embedding, embedding_model, embedding_dims,
@@ -64,10 +69,7 @@ export async function insertCorrectedVersion(tx: Queryable, oldId: string, v: Co
     return { conflictId: (existing[0] as { id: string }).id };
   }
   const newId = created.id;
-  await tx.query(
-    `UPDATE memories o SET superseded_by = n.id, superseded_at = n.valid_from FROM memories n WHERE o.id = $1 AND n.id = $2`,
-    [oldId, newId],
-  );
+  await tx.query(`UPDATE memories o SET superseded_by = n.id, superseded_at = n.valid_from FROM memories n WHERE o.id = $1 AND n.id = $2`, [oldId, newId]);
   const { rows: rel } = await tx.query<{ id: string }>(
     `INSERT INTO memory_relations (from_memory_id, to_memory_id, relation, is_progression) VALUES ($1, $2, 'replaces', true)
      ON CONFLICT (from_memory_id, to_memory_id, relation) DO UPDATE SET is_progression = true RETURNING id`,
@@ -81,9 +83,9 @@ export async function insertCorrectedVersion(tx: Queryable, oldId: string, v: Co
      ON CONFLICT DO NOTHING`,
     [oldId, newId, (rel[0] as { id: string }).id, runId],
   );
-  await tx.query(
-    `INSERT INTO memory_entities (memory_id, entity_id) SELECT $2, entity_id FROM memory_entities WHERE memory_id = $1 ON CONFLICT DO NOTHING`,
-    [oldId, newId],
-  );
+  await tx.query(`INSERT INTO memory_entities (memory_id, entity_id) SELECT $2, entity_id FROM memory_entities WHERE memory_id = $1 ON CONFLICT DO NOTHING`, [
+    oldId,
+    newId,
+  ]);
   return { id: newId };
 }

@@ -79,7 +79,10 @@ export type DeadLetterSource = 'file' | 'job' | 'http';
  * cursor (text, passed to PostgreSQL as is so microseconds survive). A page never splits rows that
  * share its oldest timestamp: all of them are returned, so `created_at < last` loses nothing.
  */
-export async function listDeadLetters(tx: Queryable, opts: { limit: number; before?: string | undefined; source?: DeadLetterSource | undefined }): Promise<DeadLetter[]> {
+export async function listDeadLetters(
+  tx: Queryable,
+  opts: { limit: number; before?: string | undefined; source?: DeadLetterSource | undefined },
+): Promise<DeadLetter[]> {
   const { rows } = await tx.query<DeadLetter>(
     `WITH matching AS (
        SELECT * FROM dead_letters WHERE ($2::timestamptz IS NULL OR created_at < $2::timestamptz) AND ($3::text IS NULL OR source = $3)

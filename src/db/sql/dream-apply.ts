@@ -33,14 +33,18 @@ export const RELATION_EVIDENCE_MAX = 16;
  * relation in either direction. Provenance rows carry `runId`.
  */
 export async function applyDreamPlan(tx: Queryable, plan: DreamPlan, runId: string): Promise<DreamApplied> {
-  const involved = [...new Set([
-    ...plan.merges.flatMap((m) => [m.survivorId, ...m.members.map((x) => x.id)]),
-    ...plan.links.flatMap((l) => [l.from, l.to]),
-    ...plan.crystals.map((c) => c.id),
-  ])];
+  const involved = [
+    ...new Set([
+      ...plan.merges.flatMap((m) => [m.survivorId, ...m.members.map((x) => x.id)]),
+      ...plan.links.flatMap((l) => [l.from, l.to]),
+      ...plan.crystals.map((c) => c.id),
+    ]),
+  ];
   const done: DreamApplied = { merged: 0, links: 0, crystals: 0, stale: 0, staleIds: [] };
   if (involved.length === 0) return done;
-  const { rows } = await tx.query<{ id: string }>(`SELECT id FROM memories WHERE id = ANY($1::uuid[]) AND status = 'active' ORDER BY id FOR UPDATE`, [involved]);
+  const { rows } = await tx.query<{ id: string }>(`SELECT id FROM memories WHERE id = ANY($1::uuid[]) AND status = 'active' ORDER BY id FOR UPDATE`, [
+    involved,
+  ]);
   const alive = new Set(rows.map((r) => r.id));
   done.staleIds = involved.filter((id) => !alive.has(id));
 
@@ -76,7 +80,12 @@ export async function applyDreamPlan(tx: Queryable, plan: DreamPlan, runId: stri
   return done;
 }
 
-async function mergeMembers(tx: Queryable, members: Array<{ id: string; survivor: string; relation: string }>, survivors: Array<{ id: string; confidence: number; importance: number }>, runId: string): Promise<void> {
+async function mergeMembers(
+  tx: Queryable,
+  members: Array<{ id: string; survivor: string; relation: string }>,
+  survivors: Array<{ id: string; confidence: number; importance: number }>,
+  runId: string,
+): Promise<void> {
   const json = JSON.stringify(members);
   const recordset = `jsonb_to_recordset($1::jsonb) AS x(id uuid, survivor uuid, relation text)`;
   await tx.query(

@@ -18,7 +18,10 @@ export async function putCachedVectors(tx: Queryable, model: string, entries: Ar
   for (let i = 0; i < sorted.length; i += MAX_VECTORS_PER_STATEMENT) {
     const slice = sorted.slice(i, i + MAX_VECTORS_PER_STATEMENT);
     const params: unknown[] = [model, slice[0]?.vector.length ?? 0, slice.map((e) => e.hash)];
-    const vectors = vectorList(params, slice.map((e) => e.vector));
+    const vectors = vectorList(
+      params,
+      slice.map((e) => e.vector),
+    );
     await tx.query(
       `INSERT INTO embedding_cache (model, text_hash, dims, embedding)
        SELECT $1, h, $2, e FROM unnest($3::text[], ${vectors}) AS x(h, e)

@@ -28,11 +28,16 @@ export async function resolveEntities(tx: Queryable, inputs: EntityInput[], mode
     `SELECT DISTINCT ON (normalized_name, type) normalized_name, type, id FROM entities WHERE normalized_name = ANY($1::text[]) ORDER BY normalized_name, type, created_at`,
     [inputs.map((i) => i.normalized)],
   );
-  const ids: Array<string | undefined> = inputs.map((i) => byName.find((r) => r.normalized_name === i.normalized && r.type === i.type)?.id ?? byName.find((r) => r.normalized_name === i.normalized)?.id);
+  const ids: Array<string | undefined> = inputs.map(
+    (i) => byName.find((r) => r.normalized_name === i.normalized && r.type === i.type)?.id ?? byName.find((r) => r.normalized_name === i.normalized)?.id,
+  );
   const unresolved = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
   if (unresolved.length > 0) {
     const params: unknown[] = [unresolved.map(({ i }) => i), model, threshold, unresolved.map(({ inp }) => inp.type)];
-    const vectors = vectorList(params, unresolved.map(({ inp }) => inp.vector));
+    const vectors = vectorList(
+      params,
+      unresolved.map(({ inp }) => inp.vector),
+    );
     const { rows: similar } = await tx.query<{ i: number; id: string; sim: number }>(
       // Query vectors cast once (MATERIALIZED), not per entity row compared.
       `WITH q AS MATERIALIZED (SELECT i, v::vector(${dims}) AS v, type FROM unnest($1::int[], $4::text[], ${vectors}) AS x(i, type, v))
@@ -48,8 +53,17 @@ export async function resolveEntities(tx: Queryable, inputs: EntityInput[], mode
   }
   const toInsert = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
   if (toInsert.length > 0) {
-    const params: unknown[] = [JSON.stringify(toInsert.map(({ inp }, i) => ({ i, name: inp.name, normalized: inp.normalized, type: inp.type, description: inp.description, fts_doc: inp.ftsDoc }))), model, dims];
-    const vectors = vectorList(params, toInsert.map(({ inp }) => inp.vector));
+    const params: unknown[] = [
+      JSON.stringify(
+        toInsert.map(({ inp }, i) => ({ i, name: inp.name, normalized: inp.normalized, type: inp.type, description: inp.description, fts_doc: inp.ftsDoc })),
+      ),
+      model,
+      dims,
+    ];
+    const vectors = vectorList(
+      params,
+      toInsert.map(({ inp }) => inp.vector),
+    );
     const { rows: inserted } = await tx.query<{ id: string; normalized_name: string; type: string }>(
       `INSERT INTO entities (name, normalized_name, type, description, fts, embedding, embedding_model, embedding_dims)
        SELECT name, normalized, type, description, to_tsvector('simple', fts_doc), vv.v, $2, $3

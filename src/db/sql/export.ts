@@ -42,7 +42,13 @@ export async function exportEvents(tx: Queryable, s: ExportScope, after: string,
   return rows;
 }
 
-export async function exportChunks(tx: Queryable, s: ExportScope, after: string, limit: number, vectors: boolean): Promise<Array<Record<string, unknown> & { id: string }>> {
+export async function exportChunks(
+  tx: Queryable,
+  s: ExportScope,
+  after: string,
+  limit: number,
+  vectors: boolean,
+): Promise<Array<Record<string, unknown> & { id: string }>> {
   const { rows } = await tx.query(
     `SELECT c.id, c.event_id, c.idx, c.content, c.start_offset, c.end_offset, c.tokens, ${iso('c.created_at', 'created_at')},
             c.embedding_model, CASE WHEN $5 THEN coalesce(c.own_embedding, c.embedding)::text END AS embedding
@@ -53,7 +59,13 @@ export async function exportChunks(tx: Queryable, s: ExportScope, after: string,
   return rows;
 }
 
-export async function exportEntities(tx: Queryable, s: ExportScope, after: string, limit: number, vectors: boolean): Promise<Array<Record<string, unknown> & { id: string }>> {
+export async function exportEntities(
+  tx: Queryable,
+  s: ExportScope,
+  after: string,
+  limit: number,
+  vectors: boolean,
+): Promise<Array<Record<string, unknown> & { id: string }>> {
   const filter = scoped(s)
     ? `AND (EXISTS (SELECT 1 FROM provenance p JOIN events e ON e.id = p.event_id WHERE p.object_type = 'entity' AND p.object_id = n.id AND ${inScope('e')})
          OR EXISTS (SELECT 1 FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE me.entity_id = n.id AND ${inScope('m')})
@@ -70,7 +82,13 @@ export async function exportEntities(tx: Queryable, s: ExportScope, after: strin
   return rows;
 }
 
-export async function exportMemories(tx: Queryable, s: ExportScope, after: string, limit: number, vectors: boolean): Promise<Array<Record<string, unknown> & { id: string }>> {
+export async function exportMemories(
+  tx: Queryable,
+  s: ExportScope,
+  after: string,
+  limit: number,
+  vectors: boolean,
+): Promise<Array<Record<string, unknown> & { id: string }>> {
   const { rows } = await tx.query(
     `SELECT m.id, m.dataset, m.user_id, m.agent_id, m.session_id, m.kind, m.content, m.content_hash, m.subject_entity_id, m.importance,
             m.confidence, m.rank_weight, ${iso('m.event_time', 'event_time')}, m.time_precision, ${iso('m.occurred_at', 'occurred_at')},
@@ -111,7 +129,12 @@ export async function exportRelations(tx: Queryable, s: ExportScope, after: stri
 }
 
 /** Keyset on (memory_id, entity_id): `after` is `<memory_id>/<entity_id>`. */
-export async function exportMemoryEntities(tx: Queryable, s: ExportScope, after: string, limit: number): Promise<Array<{ memory_id: string; entity_id: string; key: string }>> {
+export async function exportMemoryEntities(
+  tx: Queryable,
+  s: ExportScope,
+  after: string,
+  limit: number,
+): Promise<Array<{ memory_id: string; entity_id: string; key: string }>> {
   const [m = '', n = ''] = after.split('/');
   const { rows } = await tx.query<{ memory_id: string; entity_id: string; key: string }>(
     `SELECT me.memory_id, me.entity_id, me.memory_id || '/' || me.entity_id AS key

@@ -30,13 +30,18 @@ export async function failJobEvents(tx: Queryable, queue: string, data: unknown,
   const t = target(data);
   if (!waiting || !t) return 0;
   const error = reason.slice(0, 2000);
-  const { rowCount } = 'extractKey' in t
-    ? await tx.query(
-      `UPDATE events SET status = 'failed', error = $2, processed_at = now()
+  const { rowCount } =
+    'extractKey' in t
+      ? await tx.query(
+          `UPDATE events SET status = 'failed', error = $2, processed_at = now()
        WHERE extract_key = $1 AND extract_pending AND status IN ('embedded', 'extracting')`,
-      [t.extractKey, error],
-    )
-    : await tx.query(`UPDATE events SET status = 'failed', error = $3, processed_at = now() WHERE id = ANY($1::uuid[]) AND status = $2`, [t.eventIds, waiting, error]);
+          [t.extractKey, error],
+        )
+      : await tx.query(`UPDATE events SET status = 'failed', error = $3, processed_at = now() WHERE id = ANY($1::uuid[]) AND status = $2`, [
+          t.eventIds,
+          waiting,
+          error,
+        ]);
   return rowCount ?? 0;
 }
 
@@ -45,8 +50,15 @@ export async function restoreJobEvents(tx: Queryable, queue: string, data: unkno
   const waiting = WAITING[queue];
   const t = target(data);
   if (!waiting || !t) return 0;
-  const { rowCount } = 'extractKey' in t
-    ? await tx.query(`UPDATE events SET status = 'embedded', error = NULL, processed_at = NULL WHERE extract_key = $1 AND extract_pending AND status = 'failed'`, [t.extractKey])
-    : await tx.query(`UPDATE events SET status = $2, error = NULL, processed_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'failed'`, [t.eventIds, waiting]);
+  const { rowCount } =
+    'extractKey' in t
+      ? await tx.query(
+          `UPDATE events SET status = 'embedded', error = NULL, processed_at = NULL WHERE extract_key = $1 AND extract_pending AND status = 'failed'`,
+          [t.extractKey],
+        )
+      : await tx.query(`UPDATE events SET status = $2, error = NULL, processed_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'failed'`, [
+          t.eventIds,
+          waiting,
+        ]);
   return rowCount ?? 0;
 }

@@ -17,13 +17,19 @@ export async function getRecall(tx: Queryable, id: string): Promise<RecallLogRow
  * Stores the feedback of one recall. Idempotent by the unique recall_id: a second call inserts
  * nothing and returns the stored row with `inserted: false`.
  */
-export async function insertFeedback(tx: Queryable, f: { recallId: string; score: number; text: string | null }): Promise<{ id: string; inserted: boolean; score: number; event_id: string | null }> {
+export async function insertFeedback(
+  tx: Queryable,
+  f: { recallId: string; score: number; text: string | null },
+): Promise<{ id: string; inserted: boolean; score: number; event_id: string | null }> {
   const { rows } = await tx.query<{ id: string }>(
     'INSERT INTO feedback (recall_id, score, text) VALUES ($1, $2, $3) ON CONFLICT (recall_id) DO NOTHING RETURNING id',
     [f.recallId, f.score, f.text],
   );
   if (rows[0]) return { id: rows[0].id, inserted: true, score: f.score, event_id: null };
-  const { rows: existing } = await tx.query<{ id: string; score: number; event_id: string | null }>('SELECT id, score, event_id FROM feedback WHERE recall_id = $1', [f.recallId]);
+  const { rows: existing } = await tx.query<{ id: string; score: number; event_id: string | null }>(
+    'SELECT id, score, event_id FROM feedback WHERE recall_id = $1',
+    [f.recallId],
+  );
   return { ...(existing[0] as { id: string; score: number; event_id: string | null }), inserted: false };
 }
 

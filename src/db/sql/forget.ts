@@ -202,7 +202,10 @@ export async function deleteMemories(tx: Queryable, ids: string[]): Promise<Remo
     'SELECT id FROM memory_relations WHERE from_memory_id = ANY($1::uuid[]) OR to_memory_id = ANY($1::uuid[])',
     [ids],
   );
-  const relations = await deleteRelations(tx, rels.map((r) => r.id));
+  const relations = await deleteRelations(
+    tx,
+    rels.map((r) => r.id),
+  );
   const { rows: gone } = await tx.query<{ content: string; has_vector: boolean; user_key: string }>(
     `DELETE FROM memories WHERE id = ANY($1::uuid[]) RETURNING content, embedding IS NOT NULL AS has_vector, coalesce(user_id, '') AS user_key`,
     [ids],
@@ -219,8 +222,13 @@ export async function deleteMemories(tx: Queryable, ids: string[]): Promise<Remo
     [preds.map((p) => p.id)],
   );
   return {
-    rows: gone.length, provenance: prov.rowCount ?? 0, vectors: gone.filter((g) => g.has_vector).length,
-    texts: gone.map((g) => g.content), relations, reactivated: back.map((b) => b.id), users: [...new Set(gone.map((g) => g.user_key))],
+    rows: gone.length,
+    provenance: prov.rowCount ?? 0,
+    vectors: gone.filter((g) => g.has_vector).length,
+    texts: gone.map((g) => g.content),
+    relations,
+    reactivated: back.map((b) => b.id),
+    users: [...new Set(gone.map((g) => g.user_key))],
   };
 }
 
@@ -232,7 +240,10 @@ export async function deleteEntities(tx: Queryable, ids: string[]): Promise<Remo
     'SELECT id FROM edges WHERE source_entity_id = ANY($1::uuid[]) OR target_entity_id = ANY($1::uuid[])',
     [ids],
   );
-  const edges = await deleteEdges(tx, touching.map((e) => e.id));
+  const edges = await deleteEdges(
+    tx,
+    touching.map((e) => e.id),
+  );
   const { rows: gone } = await tx.query<{ name: string; has_vector: boolean }>(
     'DELETE FROM entities WHERE id = ANY($1::uuid[]) RETURNING name, embedding IS NOT NULL AS has_vector',
     [ids],

@@ -29,7 +29,12 @@ const SUMMARY_COLUMNS = `e.id, e.name, e.type, e.description, e.created_at, e.up
  * full-text document (name + description) has any of `terms`. Ranked exact > prefix > contains >
  * text-only, then by ts_rank and degree. Without a needle: the best connected entities.
  */
-export async function searchEntities(tx: Queryable, needle: string | undefined, terms: string[], limit: number): Promise<Array<EntitySummary & { match: string }>> {
+export async function searchEntities(
+  tx: Queryable,
+  needle: string | undefined,
+  terms: string[],
+  limit: number,
+): Promise<Array<EntitySummary & { match: string }>> {
   const p = new Params();
   if (!needle) {
     const { rows } = await tx.query<EntitySummary & { match: string }>(

@@ -47,7 +47,10 @@ export async function importChunks(tx: Queryable, rows: Array<Record<string, unk
     [JSON.stringify(rows)],
   );
   // Keys carry session neighbours, which may arrive in a later batch of the import.
-  await refreshChunkKeys(tx, inserted.map((r) => r.id));
+  await refreshChunkKeys(
+    tx,
+    inserted.map((r) => r.id),
+  );
   return rowCount ?? 0;
 }
 
@@ -103,7 +106,10 @@ export async function importMemories(tx: Queryable, rows: Array<Record<string, u
   return { inserted: new Set(ins.map((r) => r.id)), ids };
 }
 
-export async function importSignals(tx: Queryable, rows: Array<{ memory_id: string; decay: number; access_count: number; last_accessed_at: string | null }>): Promise<void> {
+export async function importSignals(
+  tx: Queryable,
+  rows: Array<{ memory_id: string; decay: number; access_count: number; last_accessed_at: string | null }>,
+): Promise<void> {
   if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO memory_signals (memory_id, decay, access_count, last_accessed_at)
@@ -169,7 +175,11 @@ export async function importMemoryEntities(tx: Queryable, rows: Array<{ memory_i
   return rowCount ?? 0;
 }
 
-export async function importProvenance(tx: Queryable, rows: Array<{ object_type: string; object_id: string; event_id: string; created_at: string }>, runId: string): Promise<number> {
+export async function importProvenance(
+  tx: Queryable,
+  rows: Array<{ object_type: string; object_id: string; event_id: string; created_at: string }>,
+  runId: string,
+): Promise<number> {
   const { rowCount } = await tx.query(
     `INSERT INTO provenance (object_type, object_id, event_id, run_id, created_at)
      SELECT object_type, object_id, event_id, $2::uuid, created_at FROM jsonb_to_recordset(${J}) AS x(object_type text, object_id uuid, event_id uuid, created_at timestamptz)
@@ -193,6 +203,8 @@ export async function importWorkingMemory(tx: Queryable, rows: Array<{ user_id: 
 }
 
 export async function createImportRun(tx: Queryable, stats: Record<string, unknown>): Promise<string> {
-  const { rows } = await tx.query<{ id: string }>(`INSERT INTO pipeline_runs (stage, stats, finished_at) VALUES ('import', $1::jsonb, now()) RETURNING id`, [JSON.stringify(stats)]);
+  const { rows } = await tx.query<{ id: string }>(`INSERT INTO pipeline_runs (stage, stats, finished_at) VALUES ('import', $1::jsonb, now()) RETURNING id`, [
+    JSON.stringify(stats),
+  ]);
   return (rows[0] as { id: string }).id;
 }

@@ -52,7 +52,12 @@ function insertStatement(source: string): string {
 }
 
 /** Orders the statement's answer like `rows`; keys it did not return (duplicates) are read back. */
-async function inRowOrder(_tx: Queryable, rows: EventRow[], found: InsertedEvent[], readBack: (keys: string[]) => Promise<InsertedEvent[]>): Promise<InsertedEvent[]> {
+async function inRowOrder(
+  _tx: Queryable,
+  rows: EventRow[],
+  found: InsertedEvent[],
+  readBack: (keys: string[]) => Promise<InsertedEvent[]>,
+): Promise<InsertedEvent[]> {
   const byKey = new Map(found.map((r) => [r.idem_key, r]));
   const missing = rows.filter((r) => !byKey.has(r.idem_key)).map((r) => r.idem_key);
   if (missing.length > 0) for (const r of await readBack(missing)) byKey.set(r.idem_key, r);
@@ -71,8 +76,17 @@ async function inRowOrder(_tx: Queryable, rows: EventRow[], found: InsertedEvent
 export async function insertEvents(tx: Queryable, rows: EventRow[]): Promise<InsertedEvent[]> {
   if (rows.length === 0) return [];
   const { rows: found } = await tx.query<InsertedEvent>(insertStatement('$1::jsonb'), [JSON.stringify(rows)]);
-  return inRowOrder(tx, rows, found, async (keys) =>
-    (await tx.query<InsertedEvent>(`SELECT idem_key, id, false AS inserted FROM events WHERE tenant_id = current_setting('app.tenant_id') AND idem_key = ANY($1::text[])`, [keys])).rows,
+  return inRowOrder(
+    tx,
+    rows,
+    found,
+    async (keys) =>
+      (
+        await tx.query<InsertedEvent>(
+          `SELECT idem_key, id, false AS inserted FROM events WHERE tenant_id = current_setting('app.tenant_id') AND idem_key = ANY($1::text[])`,
+          [keys],
+        )
+      ).rows,
   );
 }
 

@@ -26,10 +26,9 @@ export async function applyTtlDefaults(tx: Queryable, defaults: ReadonlyMap<stri
 
 /** Memories (any status) whose expiry has passed, oldest expiry first. */
 export async function expiredMemoryIds(tx: Queryable, limit: number): Promise<string[]> {
-  const { rows } = await tx.query<{ id: string }>(
-    'SELECT id FROM memories WHERE expires_at <= now() ORDER BY expires_at, id LIMIT $1 FOR UPDATE SKIP LOCKED',
-    [limit],
-  );
+  const { rows } = await tx.query<{ id: string }>('SELECT id FROM memories WHERE expires_at <= now() ORDER BY expires_at, id LIMIT $1 FOR UPDATE SKIP LOCKED', [
+    limit,
+  ]);
   return rows.map((r) => r.id);
 }
 
@@ -97,7 +96,11 @@ export async function archiveMemories(tx: Queryable, ids: string[]): Promise<num
   return rowCount ?? 0;
 }
 
-export type RestoreOutcome = { outcome: 'restored' | 'already_active'; id: string } | { outcome: 'not_found' } | { outcome: 'not_archived'; status: string } | { outcome: 'conflict'; existingId: string };
+export type RestoreOutcome =
+  | { outcome: 'restored' | 'already_active'; id: string }
+  | { outcome: 'not_found' }
+  | { outcome: 'not_archived'; status: string }
+  | { outcome: 'conflict'; existingId: string };
 
 /**
  * Brings an archived memory back into the active set. Restoring counts as an interaction

@@ -38,7 +38,10 @@ export async function nearestMemoriesBatch(
   // other scans every active memory of the tenant.
   const user = scope.userId === null ? 'user_id IS NULL AND $1::text IS NULL' : 'user_id = $1';
   const params: unknown[] = [scope.userId, queries.map((q) => q.hash), limit];
-  const vectors = vectorList(params, queries.map((q) => q.vector));
+  const vectors = vectorList(
+    params,
+    queries.map((q) => q.vector),
+  );
   const names = ['id', 'kind', 'content', 'content_hash', 'subject_entity_id', 'version', 'occurred_at'];
   const columns = names.join(', ');
   const of = (table: string) => names.map((c) => `${table}.${c}`).join(', ');
@@ -121,7 +124,14 @@ const ttlJson = (defaults: TtlDefaults): string => JSON.stringify(Object.fromEnt
  * memory's kind in `ttlDefaults` (occurred_at + default), as the TTL sweep's applyTtlDefaults
  * computes it for rows inserted without it.
  */
-export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string, dims: number, runId: string, ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS): Promise<{ id: string; inserted: boolean }> {
+export async function insertMemory(
+  tx: Queryable,
+  m: MemoryInsert,
+  model: string,
+  dims: number,
+  runId: string,
+  ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS,
+): Promise<{ id: string; inserted: boolean }> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
        event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
@@ -130,8 +140,29 @@ export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string
                 $12::timestamptz + ($21::jsonb ->> $1::text)::interval))
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id`,
-    [m.kind, m.content, m.content_hash, m.fts_doc, vectorParam(m.vector), model, dims, m.importance, m.confidence, m.event_time, m.time_precision,
-      m.occurred_at, m.subject_entity_id, m.dataset, m.user_id, m.agent_id, m.session_id, m.version, runId, m.source_event_ids, ttlJson(ttlDefaults)],
+    [
+      m.kind,
+      m.content,
+      m.content_hash,
+      m.fts_doc,
+      vectorParam(m.vector),
+      model,
+      dims,
+      m.importance,
+      m.confidence,
+      m.event_time,
+      m.time_precision,
+      m.occurred_at,
+      m.subject_entity_id,
+      m.dataset,
+      m.user_id,
+      m.agent_id,
+      m.session_id,
+      m.version,
+      runId,
+      m.source_event_ids,
+      ttlJson(ttlDefaults),
+    ],
   );
   if (rows[0]) return { id: rows[0].id, inserted: true };
   const { rows: existing } = await tx.query<{ id: string }>(
@@ -149,15 +180,32 @@ export async function insertMemory(tx: Queryable, m: MemoryInsert, model: string
  * became a semi-join that read every event of the tenant for each row (0.75 ms per memory after
  * 1,576 events).
  */
-export async function insertMemories(tx: Queryable, rows: MemoryInsert[], model: string, dims: number, runId: string, ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS): Promise<Array<{ id: string; inserted: boolean }>> {
+export async function insertMemories(
+  tx: Queryable,
+  rows: MemoryInsert[],
+  model: string,
+  dims: number,
+  runId: string,
+  ttlDefaults: TtlDefaults = NO_TTL_DEFAULTS,
+): Promise<Array<{ id: string; inserted: boolean }>> {
   if (rows.length === 0) return [];
   if (rows.length > MAX_VECTORS_PER_STATEMENT) {
     const out: Array<{ id: string; inserted: boolean }> = [];
-    for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT) out.push(...(await insertMemories(tx, rows.slice(i, i + MAX_VECTORS_PER_STATEMENT), model, dims, runId, ttlDefaults)));
+    for (let i = 0; i < rows.length; i += MAX_VECTORS_PER_STATEMENT)
+      out.push(...(await insertMemories(tx, rows.slice(i, i + MAX_VECTORS_PER_STATEMENT), model, dims, runId, ttlDefaults)));
     return out;
   }
-  const params: unknown[] = [JSON.stringify(rows.map((m, i) => ({ ...m, i, vector: undefined, src: m.source_event_ids }))), model, dims, runId, ttlJson(ttlDefaults)];
-  const vectors = vectorList(params, rows.map((m) => m.vector));
+  const params: unknown[] = [
+    JSON.stringify(rows.map((m, i) => ({ ...m, i, vector: undefined, src: m.source_event_ids }))),
+    model,
+    dims,
+    runId,
+    ttlJson(ttlDefaults),
+  ];
+  const vectors = vectorList(
+    params,
+    rows.map((m) => m.vector),
+  );
   const { rows: inserted } = await tx.query<{ id: string; content_hash: string; user_id: string | null }>(
     `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
        event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
@@ -235,7 +283,13 @@ export async function supersedeMemory(tx: Queryable, oldId: string, newId: strin
   );
 }
 
-export async function relateMemories(tx: Queryable, fromId: string, toId: string, relation: 'replaces' | 'enriches' | 'confirms' | 'challenges', isProgression: boolean): Promise<string | undefined> {
+export async function relateMemories(
+  tx: Queryable,
+  fromId: string,
+  toId: string,
+  relation: 'replaces' | 'enriches' | 'confirms' | 'challenges',
+  isProgression: boolean,
+): Promise<string | undefined> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO memory_relations (from_memory_id, to_memory_id, relation, is_progression) VALUES ($1, $2, $3, $4)
      ON CONFLICT (from_memory_id, to_memory_id, relation) DO UPDATE SET is_progression = EXCLUDED.is_progression RETURNING id`,

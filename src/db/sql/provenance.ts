@@ -11,7 +11,11 @@ export interface ProvenanceLink {
 
 /** Links objects to their supporting events (and the run that made the link). Idempotent by primary key. */
 export async function addProvenance(tx: Queryable, type: ProvenanceType, links: Array<{ objectId: string; eventIds: string[] }>, runId: string): Promise<void> {
-  await addProvenanceLinks(tx, links.map((l) => ({ type, ...l })), runId);
+  await addProvenanceLinks(
+    tx,
+    links.map((l) => ({ type, ...l })),
+    runId,
+  );
 }
 
 /** addProvenance for objects of several types in one statement (an extraction pass writes all four). */

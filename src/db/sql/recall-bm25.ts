@@ -121,7 +121,12 @@ function ownTextQuery(lexeme: string): string {
 }
 
 /** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */
-async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<Array<{ term: string; w: number; avgdl: number; n: number }>> {
+async function termWeights(
+  tx: Queryable,
+  table: Table,
+  f: RecallScope,
+  queryDoc: string,
+): Promise<Array<{ term: string; w: number; avgdl: number; n: number }>> {
   const p = new Params();
   const doc = p.add(queryDoc);
   const corpus = p.add(table);

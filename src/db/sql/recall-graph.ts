@@ -61,7 +61,10 @@ export async function chunksOfEvents(tx: Queryable, eventIds: string[]): Promise
   return rows;
 }
 
-export async function recordRecall(tx: Queryable, r: { query: string; params: unknown; userId: string | null; resultIds: string[]; tookMs: number }): Promise<string> {
+export async function recordRecall(
+  tx: Queryable,
+  r: { query: string; params: unknown; userId: string | null; resultIds: string[]; tookMs: number },
+): Promise<string> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO recall_log (query, params, user_id, result_ids, took_ms) VALUES ($1, $2, $3, $4::uuid[], $5) RETURNING id`,
     [r.query, JSON.stringify(r.params), r.userId, r.resultIds, r.tookMs],

@@ -31,7 +31,8 @@ export const MAX_VECTORS_PER_STATEMENT = 5_000;
  * it belongs to. Callers slice their rows to MAX_VECTORS_PER_STATEMENT.
  */
 export function vectorList(params: unknown[], vectors: ReadonlyArray<readonly number[]>): string {
-  if (vectors.length > MAX_VECTORS_PER_STATEMENT) throw new Error(`vectorList: ${vectors.length} vectors in one statement (at most ${MAX_VECTORS_PER_STATEMENT})`);
+  if (vectors.length > MAX_VECTORS_PER_STATEMENT)
+    throw new Error(`vectorList: ${vectors.length} vectors in one statement (at most ${MAX_VECTORS_PER_STATEMENT})`);
   const refs = vectors.map((v) => {
     params.push(vectorParam(v));
     return `$${params.length}::vector`;

@@ -16,7 +16,10 @@ afterAll(async () => {
 
 const embeddingCalls = () => stub.calls.filter((c) => c.path === '/v1/embeddings');
 const make = (maxBatch = 100) =>
-  new CoalescingEmbeddings(new OpenAIEmbeddings({ baseURL: stub.url, apiKey: 'k', model: 'stub-embedding', dimensions: DIMS, batchSize: 100 }), { maxBatch, windowMs: 20 });
+  new CoalescingEmbeddings(new OpenAIEmbeddings({ baseURL: stub.url, apiKey: 'k', model: 'stub-embedding', dimensions: DIMS, batchSize: 100 }), {
+    maxBatch,
+    windowMs: 20,
+  });
 const asTenant = <T>(tenantId: string, fn: () => Promise<T>) => runInGateScope({ tenantId, queue: 'embed' }, fn);
 
 describe('CoalescingEmbeddings', () => {
@@ -31,7 +34,11 @@ describe('CoalescingEmbeddings', () => {
 
   it('never puts two tenants’ texts in one request, so each budget pays for its own', async () => {
     const e = make();
-    await Promise.all([asTenant('t1', () => e.embed(['one of t1'], 'document')), asTenant('t2', () => e.embed(['one of t2'], 'document')), asTenant('t1', () => e.embed(['two of t1'], 'document'))]);
+    await Promise.all([
+      asTenant('t1', () => e.embed(['one of t1'], 'document')),
+      asTenant('t2', () => e.embed(['one of t2'], 'document')),
+      asTenant('t1', () => e.embed(['two of t1'], 'document')),
+    ]);
     const inputs = embeddingCalls().map((c) => c.body.input as string[]);
     expect(inputs.sort((a, b) => a.length - b.length)).toEqual([['one of t2'], ['one of t1', 'two of t1']]);
   });

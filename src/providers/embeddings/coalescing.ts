@@ -79,7 +79,12 @@ export class CoalescingEmbeddings implements EmbeddingProvider {
     this.#groups.delete(key);
     if (group.timer) clearTimeout(group.timer);
     const batch = group.waiters;
-    runInGateScope(group.scope, () => this.#inner.embed(batch.flatMap((w) => w.texts), 'document')).then(
+    runInGateScope(group.scope, () =>
+      this.#inner.embed(
+        batch.flatMap((w) => w.texts),
+        'document',
+      ),
+    ).then(
       ({ vectors }) => {
         let i = 0;
         for (const w of batch) {

@@ -76,7 +76,11 @@ describe('HashingEmbedder', () => {
   it('scores a paraphrase sharing content words above an unrelated text', async () => {
     const e = new HashingEmbedder();
     const pairs: Array<[string, string, string]> = [
-      ['The team decided to use PostgreSQL for storage.', 'Decision: PostgreSQL is our storage database.', 'The cat slept on the warm windowsill all afternoon.'],
+      [
+        'The team decided to use PostgreSQL for storage.',
+        'Decision: PostgreSQL is our storage database.',
+        'The cat slept on the warm windowsill all afternoon.',
+      ],
       ['Deploys are failing because of Redis timeouts.', 'The deploy failed after a Redis connection timeout.', 'Buy milk and eggs on the way home.'],
       ['我们决定使用PostgreSQL作为数据库', '数据库最终选择了PostgreSQL', '明天下午三点开会讨论发布计划'],
     ];
@@ -107,11 +111,7 @@ describe('HashingEmbedder', () => {
     const rare = 'Kubernetes upgrade plan for the cluster';
     const common = 'Weekly meeting notes from the project meeting';
     const query = 'weekly meeting about kubernetes';
-    const corpus = [
-      ...Array.from({ length: 60 }, (_, i) => `Weekly meeting ${i}: project status and meeting actions`),
-      common,
-      rare,
-    ];
+    const corpus = [...Array.from({ length: 60 }, (_, i) => `Weekly meeting ${i}: project status and meeting actions`), common, rare];
 
     // Without document frequencies every feature weighs the same: two shared words win.
     const fresh = new HashingEmbedder({ observeDocuments: false });
@@ -125,13 +125,18 @@ describe('HashingEmbedder', () => {
     expect(cosine(q, r)).toBeGreaterThan(cosine(q, c));
   });
 
-  it('keeps document frequencies per tenant: one tenant\'s documents never move another\'s query vectors', async () => {
+  it("keeps document frequencies per tenant: one tenant's documents never move another's query vectors", async () => {
     const e = new HashingEmbedder();
     const query = 'weekly meeting about kubernetes';
     const inScope = <T>(tenantId: string, fn: () => Promise<T>) => runInGateScope({ tenantId }, fn);
     await inScope('alpha', () => e.embed(['Kubernetes upgrade plan', 'Weekly meeting notes'], 'document'));
     const before = await inScope('alpha', async () => (await e.embed([query], 'query')).vectors[0]);
-    await inScope('beta', () => e.embed(Array.from({ length: 50 }, (_, i) => `Weekly meeting ${i} about kubernetes`), 'document'));
+    await inScope('beta', () =>
+      e.embed(
+        Array.from({ length: 50 }, (_, i) => `Weekly meeting ${i} about kubernetes`),
+        'document',
+      ),
+    );
     const after = await inScope('alpha', async () => (await e.embed([query], 'query')).vectors[0]);
     expect(after).toEqual(before);
     expect(await inScope('beta', async () => e.documentCount)).toBe(50);

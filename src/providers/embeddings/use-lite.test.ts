@@ -10,7 +10,10 @@ const maxDiff = (a: number[], b: number[]): number => Math.max(...a.map((x, i) =
 const liveThreads = (): number => (process.report.getReport() as { workers: unknown[] }).workers.length;
 
 async function rejection(p: Promise<unknown>): Promise<MemloomError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof MemloomError)) throw new Error(`expected a MemloomError, got ${String(err)}`);
   return err;
 }
@@ -62,7 +65,14 @@ describe('UseLiteEmbeddings with the real model', () => {
   });
 
   it('gives the same vectors in a batch as one by one', async () => {
-    const texts = ['alpha release notes', 'The cat sat on the mat.', 'Deploy failed: missing env var', 'Ship it on Friday', 'a', 'Quarterly revenue grew by 12 percent'];
+    const texts = [
+      'alpha release notes',
+      'The cat sat on the mat.',
+      'Deploy failed: missing env var',
+      'Ship it on Friday',
+      'a',
+      'Quarterly revenue grew by 12 percent',
+    ];
     const batched = (await provider.embed(texts, 'document')).vectors;
     const single = await Promise.all(texts.map(async (t) => (await provider.embed([t], 'document')).vectors[0] ?? []));
     single.forEach((v, i) => expect(maxDiff(v, batched[i] ?? [])).toBeLessThan(1e-5));

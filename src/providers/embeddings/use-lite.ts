@@ -148,7 +148,13 @@ export class UseLiteEmbeddings implements EmbeddingProvider {
         // Deterministic for this input, so a retry would fail the same way.
         waiter.reject(new MemloomError('EMBEDDER_FAILED', `use-lite failed to embed: ${msg.message}`, { kind: 'internal', retryable: false }));
       } else if (msg.buffer.byteLength !== msg.count * USE_LITE_DIMENSIONS * 4) {
-        waiter.reject(new MemloomError('EMBEDDER_FAILED', 'use-lite returned a buffer of the wrong size', { kind: 'internal', retryable: false, details: { bytes: msg.buffer.byteLength, count: msg.count } }));
+        waiter.reject(
+          new MemloomError('EMBEDDER_FAILED', 'use-lite returned a buffer of the wrong size', {
+            kind: 'internal',
+            retryable: false,
+            details: { bytes: msg.buffer.byteLength, count: msg.count },
+          }),
+        );
       } else {
         const all = new Float32Array(msg.buffer);
         const rows: Float32Array[] = [];

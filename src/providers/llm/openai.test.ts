@@ -18,7 +18,14 @@ const make = (opts: Partial<OpenAILlmOptions> = {}) => new OpenAILlm({ baseURL: 
 
 const input: ExtractInput = {
   messages: [
-    { index: 0, type: 'message', role: 'user', speaker: 'Alice', content: 'I moved to Berlin last week and started at Acme.', occurredAt: '2025-03-10T09:00:00Z' },
+    {
+      index: 0,
+      type: 'message',
+      role: 'user',
+      speaker: 'Alice',
+      content: 'I moved to Berlin last week and started at Acme.',
+      occurredAt: '2025-03-10T09:00:00Z',
+    },
     { index: 1, type: 'message', role: 'assistant', content: 'Congratulations on the new job!', occurredAt: '2025-03-10T09:00:05Z' },
   ],
   knownEntities: [{ id: 7, name: 'Alice', type: 'person' }],
@@ -128,7 +135,14 @@ describe('OpenAILlm.extract', () => {
     stub.script('/v1/chat/completions', [
       {
         status: 400,
-        body: { error: { message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", type: 'invalid_request_error', param: 'response_format', code: null } },
+        body: {
+          error: {
+            message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+            type: 'invalid_request_error',
+            param: 'response_format',
+            code: null,
+          },
+        },
       },
     ]);
     stub.onChat(() => JSON.stringify(FIXTURE));
@@ -208,7 +222,6 @@ describe('OpenAILlm.reconcile', () => {
     expect(chatCalls()).toHaveLength(2);
   });
 });
-
 
 describe('OpenAILlm.ready', () => {
   it('lists models, and reports an auth failure', async () => {

@@ -17,15 +17,7 @@ import {
   reconcileMaxTokens,
   type PromptMessage,
 } from './prompts.js';
-import {
-  ExtractionResult,
-  RECONCILE_INVALID,
-  ReconcileAnswer,
-  type ExtractInput,
-  type LlmProvider,
-  type ReconcileInput,
-  type TokenUsage,
-} from './types.js';
+import { ExtractionResult, RECONCILE_INVALID, ReconcileAnswer, type ExtractInput, type LlmProvider, type ReconcileInput, type TokenUsage } from './types.js';
 
 export type StructuredOutput = 'json_schema' | 'json_object';
 
@@ -87,7 +79,10 @@ export class OpenAILlm implements LlmProvider {
 
   async extract(input: ExtractInput): Promise<{ result: ExtractionResult; usage: TokenUsage }> {
     const schema = { name: 'extraction', schema: extractionJsonSchema() };
-    return this.answerJson(buildExtractionMessages(input), this.maxOutputTokens, schema, parseExtractionAnswer, { code: 'EXTRACTION_INVALID', what: 'extraction' });
+    return this.answerJson(buildExtractionMessages(input), this.maxOutputTokens, schema, parseExtractionAnswer, {
+      code: 'EXTRACTION_INVALID',
+      what: 'extraction',
+    });
   }
 
   /**
@@ -97,7 +92,10 @@ export class OpenAILlm implements LlmProvider {
    */
   async reconcile(input: ReconcileInput): Promise<{ result: ReconcileAnswer; usage: TokenUsage }> {
     const schema = { name: 'reconcile', schema: reconcileJsonSchema() };
-    return this.answerJson(buildReconcileMessages(input), reconcileMaxTokens(input.units.length), schema, parseReconcileAnswer, { code: RECONCILE_INVALID, what: 'reconcile decision' });
+    return this.answerJson(buildReconcileMessages(input), reconcileMaxTokens(input.units.length), schema, parseReconcileAnswer, {
+      code: RECONCILE_INVALID,
+      what: 'reconcile decision',
+    });
   }
 
   /** A JSON answer parsed by `parse`; an invalid one earns one corrective turn, a second throws `invalid.code` (not retryable). */
@@ -217,7 +215,10 @@ function parseJsonAnswer<T>(schema: z.ZodType<T>, raw: string, finishReason?: st
 
 /** Models in json_object mode sometimes wrap the object in a code fence or a sentence. */
 function jsonText(raw: string): string {
-  const text = raw.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const text = raw
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   if (text.startsWith('{')) return text;
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');

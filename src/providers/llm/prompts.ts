@@ -43,9 +43,7 @@ Use empty arrays when nothing is worth keeping. Never invent facts that the text
 
 /** One message per line as `[index] (occurredAt) speaker: content`; indexes keep UUIDs out of prompts. */
 export function formatMessages(messages: ExtractInput['messages']): string {
-  return messages
-    .map((m) => `[${m.index}] (${m.occurredAt}) ${m.speaker ?? m.role ?? m.type}: ${m.content}`)
-    .join('\n');
+  return messages.map((m) => `[${m.index}] (${m.occurredAt}) ${m.speaker ?? m.role ?? m.type}: ${m.content}`).join('\n');
 }
 
 export function formatKnownEntities(entities: ExtractInput['knownEntities']): string {
@@ -96,7 +94,9 @@ one decision per new statement; target is one of that statement's candidates for
 export function buildReconcileMessages(input: ReconcileInput): PromptMessage[] {
   const line = (s: string) => s.replace(/\s+/g, ' ').trim();
   const memories = input.memories.map((m) => `#${m.id} (${m.date}, ${m.kind}) ${line(m.content)}`).join('\n');
-  const units = input.units.map((u) => `[${u.unit}] (${u.date}, ${u.kind}) ${line(u.content)} — candidates: ${u.candidates.map((c) => `#${c}`).join(', ')}`).join('\n');
+  const units = input.units
+    .map((u) => `[${u.unit}] (${u.date}, ${u.kind}) ${line(u.content)} — candidates: ${u.candidates.map((c) => `#${c}`).join(', ')}`)
+    .join('\n');
   return [
     { role: 'system', content: RECONCILE_SYSTEM_PROMPT },
     { role: 'user', content: `Existing memories:\n${memories}\n\nNew statements:\n${units}\n\nDecide each new statement as JSON.` },

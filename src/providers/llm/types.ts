@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { toStorable } from '../../input.js';
 import { MEMORY_KINDS, RECONCILE_ACTIONS, TIME_PRECISIONS } from '../../domain/vocabulary.js';
 
-
 /** One message handed to an extractor. `index` is a small integer so prompts never carry UUIDs. */
 export interface ExtractMessage {
   index: number;
@@ -80,7 +79,6 @@ export interface TriageVerdict {
   /** 1 (highest) .. 10 (lowest), BullMQ priority semantics. */
   priority: number;
 }
-
 
 /**
  * One batched reconcile question: the new units of a pass that have near existing memories, and

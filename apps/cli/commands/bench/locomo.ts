@@ -62,12 +62,16 @@ export function normaliseEvidence(raw: string[]): string[] {
 export async function loadLocomo(path: string, maxConversations = Infinity, sampleIds?: string[]): Promise<Locomo> {
   const all = z.array(Sample).parse(JSON.parse(await readFile(path, 'utf8')));
   const samples = sampleIds ? all.filter((s) => sampleIds.includes(s.sample_id)) : all.slice(0, maxConversations);
-  if (sampleIds && samples.length !== sampleIds.length) throw new Error(`unknown sample in --samples: ${sampleIds.filter((id) => !all.some((s) => s.sample_id === id)).join(', ')}`);
+  if (sampleIds && samples.length !== sampleIds.length)
+    throw new Error(`unknown sample in --samples: ${sampleIds.filter((id) => !all.some((s) => s.sample_id === id)).join(', ')}`);
   const events: LocomoEvent[] = [];
   const questions: LocomoQuestion[] = [];
   for (const s of samples) {
     const conv = s.conversation;
-    const sessions = Object.keys(conv).map((k) => /^session_(\d+)$/.exec(k)?.[1]).filter((n): n is string => n !== undefined).sort((a, b) => Number(a) - Number(b));
+    const sessions = Object.keys(conv)
+      .map((k) => /^session_(\d+)$/.exec(k)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .sort((a, b) => Number(a) - Number(b));
     const known = new Set<string>();
     for (const n of sessions) {
       const turns = z.array(Turn).parse(conv[`session_${n}`]);
@@ -77,7 +81,15 @@ export async function loadLocomo(path: string, maxConversations = Infinity, samp
         const content = t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text;
         // Turns of one session share its date; a second per turn keeps their order.
         const occurred = new Date(new Date(date).getTime() + i * 1000).toISOString();
-        events.push({ id: `${s.sample_id}-${t.dia_id}`, sample_id: s.sample_id, user_id: s.sample_id, session_id: `${s.sample_id}-s${n}`, content, occurred_at: occurred, metadata: { speaker: t.speaker, dia_id: t.dia_id } });
+        events.push({
+          id: `${s.sample_id}-${t.dia_id}`,
+          sample_id: s.sample_id,
+          user_id: s.sample_id,
+          session_id: `${s.sample_id}-s${n}`,
+          content,
+          occurred_at: occurred,
+          metadata: { speaker: t.speaker, dia_id: t.dia_id },
+        });
       });
     }
     for (const q of s.qa) {

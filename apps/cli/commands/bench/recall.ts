@@ -28,15 +28,27 @@ type Scores = Map<Strategy, Array<{ q: LocomoQuestion; recall: number[] }>>;
  */
 export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): Promise<void> {
   const file = flagString(args, 'locomo');
-  if (!file) throw new Error('usage: memloom bench recall --locomo <file> [--samples conv-26,conv-30 | --conversations N] [--strategies auto,chunks,…] [--embedder hashing|use-lite] [--misses N]');
-  const samples = flagString(args, 'samples')?.split(',').map((x) => x.trim()).filter(Boolean);
-  const only = flagString(args, 'strategies')?.split(',').map((x) => x.trim());
+  if (!file)
+    throw new Error(
+      'usage: memloom bench recall --locomo <file> [--samples conv-26,conv-30 | --conversations N] [--strategies auto,chunks,…] [--embedder hashing|use-lite] [--misses N]',
+    );
+  const samples = flagString(args, 'samples')
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const only = flagString(args, 'strategies')
+    ?.split(',')
+    .map((x) => x.trim());
   const strategies = only ? STRATEGIES.filter((s) => only.includes(s)) : STRATEGIES;
   const data = await loadLocomo(file, Number(flagString(args, 'conversations') ?? Infinity), samples);
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const config = loadConfig({
     ...Object.fromEntries(Object.entries(process.env)),
-    MEMLOOM_HOME: home, EVENTS_DIR: path.join(home, 'events'), PORT: '0', EXTRACT_DEBOUNCE_MS: '300', LOG_LEVEL: base.LOG_LEVEL === 'info' ? 'warn' : base.LOG_LEVEL,
+    MEMLOOM_HOME: home,
+    EVENTS_DIR: path.join(home, 'events'),
+    PORT: '0',
+    EXTRACT_DEBOUNCE_MS: '300',
+    LOG_LEVEL: base.LOG_LEVEL === 'info' ? 'warn' : base.LOG_LEVEL,
     ...(flagString(args, 'embedder') ? { EMBEDDINGS_MODEL: flagString(args, 'embedder') } : {}),
   });
   const running = await startRoles(config, log, { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: false }, { inMemory: true });
@@ -45,7 +57,11 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
     const t0 = performance.now();
     const events = data.events.map(({ sample_id: _, ...e }) => e);
     for (let i = 0; i < events.length; i += 500) {
-      const res = await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events: events.slice(i, i + 500) }) });
+      const res = await fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events: events.slice(i, i + 500) }),
+      });
       if (res.status !== 202) throw new Error(`ingest failed: ${res.status} ${await res.text()}`);
     }
     for (;;) {
@@ -61,30 +77,46 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
       return new Map(rows.map((r) => [r.id, r.dia]));
     });
     const plain = new Map(
-      [...new Set(data.events.map((e) => e.sample_id))].map((s) => [s, new PlainBm25(data.events.filter((e) => e.sample_id === s).map((e) => ({ id: e.metadata.dia_id, text: `${e.metadata.speaker}: ${e.content}` })))]),
+      [...new Set(data.events.map((e) => e.sample_id))].map((s) => [
+        s,
+        new PlainBm25(data.events.filter((e) => e.sample_id === s).map((e) => ({ id: e.metadata.dia_id, text: `${e.metadata.speaker}: ${e.content}` }))),
+      ]),
     );
     const scores: Scores = new Map(strategies.map((s) => [s, []]));
     const latencies = new Map<Strategy, number[]>(strategies.map((s) => [s, []]));
     const misses: string[] = [];
     for (const q of data.questions) {
       for (const strategy of strategies) {
-        const dias = strategy === 'plain-bm25'
-          ? (plain.get(q.sampleId)?.search(q.question, 25) ?? []).map((d) => [d])
-          : (await ask(running.deps, url, strategy, q, latencies.get(strategy) as number[])).map((r) => r.source.event_ids.map((e) => diaOf.get(e)).filter((d): d is string => !!d));
+        const dias =
+          strategy === 'plain-bm25'
+            ? (plain.get(q.sampleId)?.search(q.question, 25) ?? []).map((d) => [d])
+            : (await ask(running.deps, url, strategy, q, latencies.get(strategy) as number[])).map((r) =>
+                r.source.event_ids.map((e) => diaOf.get(e)).filter((d): d is string => !!d),
+              );
         const retrieved = (k: number) => new Set(dias.slice(0, k).flat());
         const recall = KS.map((k) => q.evidence.filter((e) => retrieved(k).has(e)).length / q.evidence.length);
         scores.get(strategy)?.push({ q, recall });
-        if (strategy === DEFAULT_RECALL_MODE && q.category !== 5 && (recall[1] as number) < 1) misses.push(`[${q.category}] ${q.question} gold ${q.evidence.join(',')} got ${dias.slice(0, 10).map((d) => d.join('+')).join(' ')}`);
+        if (strategy === DEFAULT_RECALL_MODE && q.category !== 5 && (recall[1] as number) < 1)
+          misses.push(
+            `[${q.category}] ${q.question} gold ${q.evidence.join(',')} got ${dias
+              .slice(0, 10)
+              .map((d) => d.join('+'))
+              .join(' ')}`,
+          );
       }
     }
     printTable(scores);
     const n = Number(flagString(args, 'misses') ?? 0);
     if (n > 0) process.stdout.write(`\nmisses of ${DEFAULT_RECALL_MODE} at 10 (first ${n} of ${misses.length}):\n${misses.slice(0, n).join('\n')}\n`);
-    process.stdout.write(`\nrecall latency over HTTP, ${new Date().toISOString().slice(0, 10)}, load avg ${os.loadavg()[0]?.toFixed(1)} (${os.cpus().length} cores), ${running.deps.providers.embeddings.model}:\n`);
+    process.stdout.write(
+      `\nrecall latency over HTTP, ${new Date().toISOString().slice(0, 10)}, load avg ${os.loadavg()[0]?.toFixed(1)} (${os.cpus().length} cores), ${running.deps.providers.embeddings.model}:\n`,
+    );
     for (const [strategy, xs] of latencies) {
       if (xs.length === 0) continue;
       xs.sort((a, b) => a - b);
-      process.stdout.write(`  ${strategy.padEnd(12)} p50 ${pct(xs, 0.5)} ms, p95 ${pct(xs, 0.95)} ms (${xs.length} requests)${strategy === DEFAULT_RECALL_MODE ? ' (default mode)' : ''}\n`);
+      process.stdout.write(
+        `  ${strategy.padEnd(12)} p50 ${pct(xs, 0.5)} ms, p95 ${pct(xs, 0.95)} ms (${xs.length} requests)${strategy === DEFAULT_RECALL_MODE ? ' (default mode)' : ''}\n`,
+      );
     }
   } finally {
     await running.stop();
@@ -92,14 +124,24 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
   }
 }
 
-async function ask(deps: Parameters<typeof recallContext>[0], url: string, strategy: Strategy, q: LocomoQuestion, latencies: number[]): Promise<RecallResult[]> {
+async function ask(
+  deps: Parameters<typeof recallContext>[0],
+  url: string,
+  strategy: Strategy,
+  q: LocomoQuestion,
+  latencies: number[],
+): Promise<RecallResult[]> {
   const body = { query: q.question, user_id: q.sampleId, limit: 25 };
   if (strategy === 'bm25-only' || strategy === 'vector-only') {
     const ctx = await recallContext(deps, 'default', RecallInput.parse({ ...body, mode: 'chunks' }));
     return recallChunks(ctx, 25, strategy === 'bm25-only' ? 'keyword' : 'vector');
   }
   const t = performance.now();
-  const res = await fetch(`${url}/v1/recall`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, mode: strategy }) });
+  const res = await fetch(`${url}/v1/recall`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, mode: strategy }),
+  });
   latencies.push(performance.now() - t);
   if (res.status !== 200) throw new Error(`recall (${strategy}) answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { results: RecallResult[] }).results;
@@ -111,9 +153,15 @@ function printTable(scores: Scores): void {
   const main = rows0.filter((r) => r.q.category !== 5).length;
   const mean = (xs: number[]) => (xs.length === 0 ? 0 : (100 * xs.reduce((a, b) => a + b, 0)) / xs.length);
   const head = (c: number) => `${c} ${CATEGORIES[c] ?? ''} (${rows0.filter((r) => r.q.category === c).length})`.padEnd(20);
-  const out = [`evidence recall @5 / @10 / @25; overall = categories 1-4 (${main} questions), 5 apart`, ['strategy'.padEnd(12), 'overall'.padEnd(20), ...cats.map(head)].join(' ')];
+  const out = [
+    `evidence recall @5 / @10 / @25; overall = categories 1-4 (${main} questions), 5 apart`,
+    ['strategy'.padEnd(12), 'overall'.padEnd(20), ...cats.map(head)].join(' '),
+  ];
   for (const [strategy, rows] of scores) {
-    const cell = (subset: typeof rows) => KS.map((_, i) => mean(subset.map((r) => r.recall[i] as number)).toFixed(1)).join(' / ').padEnd(20);
+    const cell = (subset: typeof rows) =>
+      KS.map((_, i) => mean(subset.map((r) => r.recall[i] as number)).toFixed(1))
+        .join(' / ')
+        .padEnd(20);
     out.push([strategy.padEnd(12), cell(rows.filter((r) => r.q.category !== 5)), ...cats.map((c) => cell(rows.filter((r) => r.q.category === c)))].join(' '));
   }
   process.stdout.write(`${out.join('\n')}\n`);

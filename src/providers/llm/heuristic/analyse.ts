@@ -46,8 +46,31 @@ interface RawTerm {
 
 /** Verbs that, sentence-initial and without a subject, mean the speaker ("Love that painting!"). */
 const SPEAKER_VERBS = new Set([
-  'love', 'like', 'hate', 'miss', 'want', 'need', 'think', 'guess', 'hope', 'wish', 'feel', 'enjoy', 'appreciate',
-  'wanna', 'gotta', 'got', 'had', 'have', 'know', 'mean', 'adore', 'prefer', 'believe', 'remember', 'plan',
+  'love',
+  'like',
+  'hate',
+  'miss',
+  'want',
+  'need',
+  'think',
+  'guess',
+  'hope',
+  'wish',
+  'feel',
+  'enjoy',
+  'appreciate',
+  'wanna',
+  'gotta',
+  'got',
+  'had',
+  'have',
+  'know',
+  'mean',
+  'adore',
+  'prefer',
+  'believe',
+  'remember',
+  'plan',
 ]);
 const LEADING_SKIP = new Set(['Conjunction', 'Adverb', 'Interjection', 'Date', 'Preposition', 'Value', 'Expression']);
 const DEICTIC = new Set(['it', 'this', 'that', 'these', 'those', 'here', 'there', 'such', 'you', 'your']);
@@ -143,8 +166,15 @@ function pluralAsVerb(terms: readonly Term[]): number {
  */
 export function analyseChinese(text: string): Analysis {
   return {
-    text, terms: [], subjectHead: null, droppedSubject: null, imperative: false,
-    pastFirstPerson: false, firstPerson: /我/.test(text), hasVerb: true, deicticSubject: false,
+    text,
+    terms: [],
+    subjectHead: null,
+    droppedSubject: null,
+    imperative: false,
+    pastFirstPerson: false,
+    firstPerson: /我/.test(text),
+    hasVerb: true,
+    deicticSubject: false,
   };
 }
 

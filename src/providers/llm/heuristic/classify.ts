@@ -15,10 +15,24 @@ export interface Verdict {
 }
 
 const BASE_IMPORTANCE: Record<MemoryKind, number> = {
-  decision: 8, plan: 6, procedure: 7, preference: 6, profile: 7, fact: 5, episode: 4, insight: 7,
+  decision: 8,
+  plan: 6,
+  procedure: 7,
+  preference: 6,
+  profile: 7,
+  fact: 5,
+  episode: 4,
+  insight: 7,
 };
 const BASE_CONFIDENCE: Record<MemoryKind, number> = {
-  decision: 0.85, plan: 0.75, procedure: 0.85, preference: 0.8, profile: 0.85, fact: 0.7, episode: 0.75, insight: 0.7,
+  decision: 0.85,
+  plan: 0.75,
+  procedure: 0.85,
+  preference: 0.8,
+  profile: 0.85,
+  fact: 0.7,
+  episode: 0.75,
+  insight: 0.7,
 };
 
 const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
@@ -26,11 +40,20 @@ const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 export const INSIGHT_RE = new RegExp(
   [
     "\\bi(?:'ve| have)? (?:just |finally |now |recently )?(?:reali[sz]ed|learned|learnt|discovered|figured out) (?:that|how|what|the hard way|just how|a lot about|so much about)\\b",
-    "\\bi (?:just |finally |now )?reali[sz]ed\\b",
+    '\\bi (?:just |finally |now )?reali[sz]ed\\b',
     "\\bi(?:'m| am) (?:starting to |beginning to |coming to )?reali[sz]e\\b",
-    '\\blessons? (?:learned|learnt)\\b', '\\bthe (?:key|trick|secret|lesson) (?:is|was|here is)\\b', '\\bturns out\\b',
-    '\\bit turned out\\b', '\\btakeaway\\b', '\\bin hindsight\\b', '\\blooking back\\b',
-    '我意识到', '我发现', '教训', '关键是', '原来',
+    '\\blessons? (?:learned|learnt)\\b',
+    '\\bthe (?:key|trick|secret|lesson) (?:is|was|here is)\\b',
+    '\\bturns out\\b',
+    '\\bit turned out\\b',
+    '\\btakeaway\\b',
+    '\\bin hindsight\\b',
+    '\\blooking back\\b',
+    '我意识到',
+    '我发现',
+    '教训',
+    '关键是',
+    '原来',
   ].join('|'),
   'i',
 );
@@ -38,10 +61,21 @@ export const INSIGHT_RE = new RegExp(
 export const DECISION_RE = new RegExp(
   [
     "\\b(?:we|i|they|the team|team)(?:'ve| have)? (?:finally |just |officially |all )?(?:decided|chose|opted|settled on|agreed (?:to|on|that)|went with|picked)\\b",
-    "\\b(?:we|i)(?:'re| are| am|'m) going with\\b", '\\bdecision:', "\\blet's go with\\b", '\\bdecided to\\b',
+    "\\b(?:we|i)(?:'re| are| am|'m) going with\\b",
+    '\\bdecision:',
+    "\\blet's go with\\b",
+    '\\bdecided to\\b',
     "\\bwe(?:'ll| will| are going to|'re going to) (?:use|go with|adopt|switch to|stick with|migrate to|move to)\\b",
-    "\\b(?:made|make) (?:the|a|my|our) (?:decision|call)\\b", '\\bmade up (?:my|our) minds?\\b',
-    '\\bthe decision (?:is|was)\\b', '决定', '选择了', '选定', '确定(?:使用|采用|用)', '采用了', '敲定', '拍板',
+    '\\b(?:made|make) (?:the|a|my|our) (?:decision|call)\\b',
+    '\\bmade up (?:my|our) minds?\\b',
+    '\\bthe decision (?:is|was)\\b',
+    '决定',
+    '选择了',
+    '选定',
+    '确定(?:使用|采用|用)',
+    '采用了',
+    '敲定',
+    '拍板',
   ].join('|'),
   'i',
 );
@@ -52,8 +86,22 @@ export const PLAN_RE = new RegExp(
     "\\b(?:i|we)(?:'ll| will| shall)\\b(?! (?:never forget|always remember|always cherish|keep (?:you|ya) posted|let you know|see))",
     "\\b(?:i|we)(?:'m|'re| am| are) (?:(?:really|so|super|also|still) )?(?:going to|gonna|planning|about to|hoping to|thinking (?:of|about)|looking to|looking forward to|getting ready|preparing|aiming|trying to|off to|considering|excited to|working (?:on|towards?))\\b",
     "\\b(?:i|we) (?:(?:really|also|still|definitely) )?(?:plan|intend|aim|hope|want|wanna|need|have|'d like|'d love|would like|would love|can't wait) to\\b",
-    "\\b(?:i|we)(?:'re| are|'m| am) (?:gonna|going to)\\b", '\\bplans?:', '\\btodo\\b', '\\bto-do\\b', '\\btomorrow\\b', '\\bgonna\\b',
-    '计划', '打算', '下周', '下个月', '明天', '明年', '准备', '将要', '要去', '想要',
+    "\\b(?:i|we)(?:'re| are|'m| am) (?:gonna|going to)\\b",
+    '\\bplans?:',
+    '\\btodo\\b',
+    '\\bto-do\\b',
+    '\\btomorrow\\b',
+    '\\bgonna\\b',
+    '计划',
+    '打算',
+    '下周',
+    '下个月',
+    '明天',
+    '明年',
+    '准备',
+    '将要',
+    '要去',
+    '想要',
   ].join('|'),
   'i',
 );
@@ -62,8 +110,16 @@ export const PREFERENCE_RE = new RegExp(
   [
     "\\b(?:i|we) (?:(?:really|absolutely|totally|just|also|still|do|definitely|kinda|truly|especially) )*(?:prefer|like|love|adore|enjoy|hate|dislike|detest|cherish|treasure|value|can't stand|cannot stand)\\b(?! (?:that|this|it|your|you|those|these|to hear|hearing)\\b)",
     "\\bi(?:'m| am) (?:(?:really|so|super|very) )?(?:a (?:big |huge )?fan of|into|passionate about|obsessed with|fond of|allergic to|crazy about)\\b",
-    '\\b(?:i|we) (?:always|never|usually|tend to)\\b', '\\bmy (?:fav(?:e|ou?rite)?|top pick|go-to)\\b',
-    '\\b(?:fav(?:e|ou?rite)?|top pick) is\\b', '喜欢', '偏好', '讨厌', '最爱', '更爱', '爱吃', '爱喝',
+    '\\b(?:i|we) (?:always|never|usually|tend to)\\b',
+    '\\bmy (?:fav(?:e|ou?rite)?|top pick|go-to)\\b',
+    '\\b(?:fav(?:e|ou?rite)?|top pick) is\\b',
+    '喜欢',
+    '偏好',
+    '讨厌',
+    '最爱',
+    '更爱',
+    '爱吃',
+    '爱喝',
   ].join('|'),
   'i',
 );
@@ -71,28 +127,45 @@ export const PREFERENCE_RE = new RegExp(
 export const PROFILE_RE = new RegExp(
   [
     "\\bi(?:'m| am) (?:a|an) (?!bit\\b|little\\b|lot\\b|fan\\b|big fan\\b|huge fan\\b|mess\\b|great\\b|good\\b)[a-z]+",
-    '\\bi work (?:as|at|for|in|on)\\b', '\\bi live (?:in|at|near|with)\\b', '\\bmy name is\\b', "\\bi(?:'m| am) from\\b",
-    '\\bi come from\\b', '\\bi grew up\\b', '\\bi was born\\b', "\\bi(?:'m| am) \\d+(?: years old)?\\b",
+    '\\bi work (?:as|at|for|in|on)\\b',
+    '\\bi live (?:in|at|near|with)\\b',
+    '\\bmy name is\\b',
+    "\\bi(?:'m| am) from\\b",
+    '\\bi come from\\b',
+    '\\bi grew up\\b',
+    '\\bi was born\\b',
+    "\\bi(?:'m| am) \\d+(?: years old)?\\b",
     "\\bi(?:'ve| have) been (?:married|(?:working|living|teaching|studying) (?:as|at|in|for \\d))",
     "\\bi (?:have|'ve got) (?:\\d+|one|two|three|four|five|a|an) (?:kids?|children|sons?|daughters?|brothers?|sisters?|siblings|dogs?|cats?|pets?|husband|wife|partner)\\b",
     "\\bmy (?:husband|wife|partner|son|daughter|kids|children|mom|dad|mother|father|brother|sister|boyfriend|girlfriend)(?:'s name is| is named| is an? | are (?:\\d+|named|twins))",
     '\\bmy (?:job|role|title|position|major|name|age|birthday) is\\b',
     "\\bi(?:'m| am) (?:married|single|divorced|engaged|retired|vegan|vegetarian|transgender|trans|gay|lesbian|bisexual|queer|pregnant|self-employed|unemployed)\\b",
     '\\bi (?:studied|graduated|majored|speak|own|run a|run my|moved (?:to|from|here))\\b',
-    '我是', '我住在', '我在.{1,12}(?:工作|上班|上学)', '我叫', '我的名字', '我来自', '我有.{0,3}[个只位](?:孩子|儿子|女儿|狗|猫)',
+    '我是',
+    '我住在',
+    '我在.{1,12}(?:工作|上班|上学)',
+    '我叫',
+    '我的名字',
+    '我来自',
+    '我有.{0,3}[个只位](?:孩子|儿子|女儿|狗|猫)',
   ].join('|'),
   'i',
 );
 
 const PAST_MARKER_RE =
   /\b(?:yesterday|last (?:week|month|year|night|weekend|summer|winter|spring|fall|time|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|\d+ (?:days|weeks|months|years) ago|earlier today|the other day)\b/i;
-const CODEISH_RE = /`[^`]+`|(?:^|\s)--?[a-z][\w-]*|[\w.-]*\/[\w./-]+|\b\w+\.(?:ts|js|json|py|sh|ya?ml|toml|md|sql|env)\b|\b[a-z]+_[a-z_]+\b|\b(?:npm|npx|pnpm|yarn|git|docker|kubectl|pip|cargo|make)\b/;
+const CODEISH_RE =
+  /`[^`]+`|(?:^|\s)--?[a-z][\w-]*|[\w.-]*\/[\w./-]+|\b\w+\.(?:ts|js|json|py|sh|ya?ml|toml|md|sql|env)\b|\b[a-z]+_[a-z_]+\b|\b(?:npm|npx|pnpm|yarn|git|docker|kubectl|pip|cargo|make)\b/;
 const IMPERATIVE_ALT = [...IMPERATIVE_VERBS].join('|');
 const PROCEDURE_RE = new RegExp(
   [
     `^to [a-z][^,]{2,80},\\s*(?:first\\s+)?(?:${IMPERATIVE_ALT}|go to|click|press)\\b`,
     `^first,?\\s+(?:${IMPERATIVE_ALT})\\b.*\\bthen\\b`,
-    '首先.*然后', '步骤', '先.{1,20}再', '运行\\s*`', '执行\\s*`',
+    '首先.*然后',
+    '步骤',
+    '先.{1,20}再',
+    '运行\\s*`',
+    '执行\\s*`',
   ].join('|'),
   'i',
 );
@@ -107,7 +180,8 @@ const ADDRESSED_RE = /\b(?:you|your|yours|yourself|ya)\b/i;
 const NOT_ADDRESSING_RE = /\b(?:you know|thank you|see you|you guys know)\b/gi;
 
 /** "It is important that we validate input": "it" stands for the clause that follows. */
-const EXTRAPOSED_RE = /^it(?:'s| is| was) (?:(?:very|really|so|absolutely) )?(?:important|crucial|essential|critical|key|vital|necessary|required|mandatory|worth noting|true|clear|likely|possible) (?:that|to)\b/i;
+const EXTRAPOSED_RE =
+  /^it(?:'s| is| was) (?:(?:very|really|so|absolutely) )?(?:important|crucial|essential|critical|key|vital|necessary|required|mandatory|worth noting|true|clear|likely|possible) (?:that|to)\b/i;
 
 export function isQuestion(text: string): boolean {
   return /[?？]\s*["')\]]*\s*$/.test(text) || /[吗呢么]\s*[。!！]?\s*$/.test(text);
@@ -150,7 +224,10 @@ export function classify(a: Analysis): Verdict | null {
   else if (PLAN_RE.test(text) && !vague) kind = 'plan';
   else if (PREFERENCE_RE.test(text) && (a.firstPerson || a.subjectHead === 'we' || a.droppedSubject !== null || cjk)) kind = 'preference';
   else if (PROFILE_RE.test(text)) kind = 'profile';
-  else if (a.pastFirstPerson || (cjk ? /我.*了|(?:昨天|上周|上个月|去年|前天|刚才)/.test(text) && /我/.test(text) : a.firstPerson && PAST_MARKER_RE.test(text))) {
+  else if (
+    a.pastFirstPerson ||
+    (cjk ? /我.*了|(?:昨天|上周|上个月|去年|前天|刚才)/.test(text) && /我/.test(text) : a.firstPerson && PAST_MARKER_RE.test(text))
+  ) {
     kind = 'episode';
   } else if (isFact(a, cw, cjk)) kind = 'fact';
   if (!kind) return null;

@@ -16,7 +16,8 @@ export interface Mention {
 }
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`)]+/g;
-const PATH_RE = /(?:^|[\s(`'"])((?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]*\.[A-Za-z0-9]{1,8}|(?:~|\.{1,2})?\/(?:[\w@.-]+\/)+[\w@.-]+)(?=$|[\s)`'",;:!?]|\.(?:\s|$))/g;
+const PATH_RE =
+  /(?:^|[\s(`'"])((?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]*\.[A-Za-z0-9]{1,8}|(?:~|\.{1,2})?\/(?:[\w@.-]+\/)+[\w@.-]+)(?=$|[\s)`'",;:!?]|\.(?:\s|$))/g;
 const DIR_RE = /(?<=^|[\s(`'"])[\w.-]+\/(?=$|[\s)`'",;:!?])/g;
 const FILE_RE = /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|ya?ml|toml|py|rs|go|java|rb|sh|sql|prisma|css|html|txt|csv|env|lock|ini|cfg|conf)\b/g;
 const VERSION_RE = /\bv\d+(?:\.\d+){0,3}(?:-[\w.]+)?\b|\b\d+\.\d+\.\d+(?:-[\w.]+)?\b/g;
@@ -29,14 +30,54 @@ const DOTTED_RE = /\b[a-zA-Z_$][\w$]*(?:\.[a-zA-Z_$][\w$]*)+(?:\(\))?/g;
 const CAPS_RUN_RE = /\b\p{Lu}[\p{L}\p{N}+&'-]*(?:\s+(?:of\s+|de\s+)?\p{Lu}[\p{L}\p{N}+&'-]*)*/gu;
 /** Lower-case words that are also ordinary English; they count as technology only when capitalised. */
 const HOMONYMS = new Set(
-  'go rest express make swift spring rust solid jest koa apache linear excel slack notion helm caddy node java ruby bun deno flask rails react vue mocha babel tailwind bootstrap lambda gemini claude mistral llama http https json yaml toml wasm tsx pino zod vite jax linux windows s3 ec2 ios android c# c++ make'.split(' '),
+  'go rest express make swift spring rust solid jest koa apache linear excel slack notion helm caddy node java ruby bun deno flask rails react vue mocha babel tailwind bootstrap lambda gemini claude mistral llama http https json yaml toml wasm tsx pino zod vite jax linux windows s3 ec2 ios android c# c++ make'.split(
+    ' ',
+  ),
 );
 const LEXICON_RE = new RegExp(
-  `(?<![\\w.-])(${[...TECHNOLOGIES, ...TOOLS].sort((a, b) => b.length - a.length).map(escapeRe).join('|')})(?![\\w-]|\\.\\w)`,
+  `(?<![\\w.-])(${[...TECHNOLOGIES, ...TOOLS]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRe)
+    .join('|')})(?![\\w-]|\\.\\w)`,
   'gi',
 );
 /** Capitalised words that open a sentence-like run without being part of a name. */
-const LEADING_CAPS = new Set(['the', 'a', 'an', 'this', 'that', 'my', 'our', 'your', 'his', 'her', 'their', 'now', 'last', 'next', 'then', 'when', 'if', 'just', 'here', 'there', 'what', 'how', 'why', 'where', 'who', 'since', 'after', 'before', 'every', 'each', 'some', 'any', 'dear', 'happy']);
+const LEADING_CAPS = new Set([
+  'the',
+  'a',
+  'an',
+  'this',
+  'that',
+  'my',
+  'our',
+  'your',
+  'his',
+  'her',
+  'their',
+  'now',
+  'last',
+  'next',
+  'then',
+  'when',
+  'if',
+  'just',
+  'here',
+  'there',
+  'what',
+  'how',
+  'why',
+  'where',
+  'who',
+  'since',
+  'after',
+  'before',
+  'every',
+  'each',
+  'some',
+  'any',
+  'dear',
+  'happy',
+]);
 const TRAILING_TIME = /\s+(?:yesterday|today|tomorrow|tonight|now|last \w+|next \w+|this \w+|ago|recently|lately|soon)$/i;
 
 function escapeRe(s: string): string {
@@ -68,7 +109,8 @@ export function codeMentions(text: string): Mention[] {
   take(LEXICON_RE, (m, at) => {
     const word = m[0] ?? '';
     // "go", "rest", "express" are English first: only a capitalised mid-sentence "Rust" is the language.
-    if (HOMONYMS.has(word.toLowerCase()) && (word === word.toLowerCase() || /^\W*$/.test(text.slice(0, at)) || /[.!?:]\s*$/.test(text.slice(0, at)))) return null;
+    if (HOMONYMS.has(word.toLowerCase()) && (word === word.toLowerCase() || /^\W*$/.test(text.slice(0, at)) || /[.!?:]\s*$/.test(text.slice(0, at))))
+      return null;
     return techMention(word);
   });
   take(SNAKE_RE, (m) => ({ name: m[0] ?? '', type: 'other', description: 'code identifier' }));
@@ -95,17 +137,15 @@ function backtickMention(inner: string): Mention | null {
   if (!s || /[{}"|<>=;]/.test(s)) return null;
   if (/^[\w@.~-]*\/[\w@./-]*$/.test(s) || /^[\w-]+\.[a-z]{1,5}$/i.test(s)) return { name: s, type: 'file', description: 'file path' };
   const first = s.split(/\s+/)[0]?.toLowerCase() ?? '';
-  if (/\s/.test(s)) return TOOLS.has(first) || TECHNOLOGIES.has(first) ? techMention(s.split(/\s+/)[0] ?? s) : { name: s, type: 'other', description: 'command' };
+  if (/\s/.test(s))
+    return TOOLS.has(first) || TECHNOLOGIES.has(first) ? techMention(s.split(/\s+/)[0] ?? s) : { name: s, type: 'other', description: 'command' };
   if (TECHNOLOGIES.has(s.toLowerCase()) || TOOLS.has(s.toLowerCase())) return techMention(s);
   return { name: s, type: 'other', description: 'code identifier' };
 }
 
 /** Code-shaped spans blanked out, so the NLP pass does not read `src/a.ts` as words. */
 export function maskCode(text: string): string {
-  return [URL_RE, BACKTICK_RE, PATH_RE, FILE_RE, DIR_RE, VERSION_RE, SNAKE_RE, DOTTED_RE].reduce(
-    (s, re) => s.replace(re, (m) => ' '.repeat(m.length)),
-    text,
-  );
+  return [URL_RE, BACKTICK_RE, PATH_RE, FILE_RE, DIR_RE, VERSION_RE, SNAKE_RE, DOTTED_RE].reduce((s, re) => s.replace(re, (m) => ' '.repeat(m.length)), text);
 }
 
 /** People, places, organizations, capitalised names and salient noun phrases from compromise's tags. */
@@ -127,8 +167,7 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
       if (tag === 'Organization' && phrase === phrase.toLowerCase()) continue; // "kids & work" is not a company
       // compromise calls any capitalised word before a verb a person ("Lesson learned"); a known
       // first or last name, an honorific or two capitalised words make it believable.
-      const named =
-        run.length > 1 || run.some((t) => t.tags.has('FirstName') || t.tags.has('Honorific') || (t.tags.has('LastName') && t !== terms[0]));
+      const named = run.length > 1 || run.some((t) => t.tags.has('FirstName') || t.tags.has('Honorific') || (t.tags.has('LastName') && t !== terms[0]));
       const lower = phrase.toLowerCase();
       push(phrase, TECHNOLOGIES.has(lower) ? 'technology' : tag === 'Person' && !named ? 'other' : type);
     }
@@ -154,7 +193,9 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
     if (words.length === 0 || GENERIC_NOUNS.has(head) || STOPWORDS.has(head) || PRONOUNS.has(head)) continue;
     // compromise sometimes chunks a lone verb or adjective as a noun ("took", "important").
     const verbLike =
-      /^(?:[a-z]+ly|[a-z]+ing|[a-z]+ed)$/.test(head) || run[0]?.tags.has('PastTense') || run[0]?.tags.has('Adjective') ||
+      /^(?:[a-z]+ly|[a-z]+ing|[a-z]+ed)$/.test(head) ||
+      run[0]?.tags.has('PastTense') ||
+      run[0]?.tags.has('Adjective') ||
       /^(?:PastTense|Participle)$/.test(lexiconTag(head) ?? '');
     if (words.length === 1 && verbLike) continue;
     if (run.some((t) => t.tags.has('Infinitive') || t.tags.has('QuestionWord'))) continue;
@@ -163,7 +204,12 @@ export function languageMentions(terms: readonly Term[], text: string): Mention[
   return out;
 }
 
-const NAMED_TAGS: Array<[string, string]> = [['Person', 'person'], ['Place', 'place'], ['Organization', 'organization'], ['ProperNoun', 'other']];
+const NAMED_TAGS: Array<[string, string]> = [
+  ['Person', 'person'],
+  ['Place', 'place'],
+  ['Organization', 'organization'],
+  ['ProperNoun', 'other'],
+];
 const NP_BREAK = new Set(['Pronoun', 'Conjunction', 'Preposition', 'Date', 'QuestionWord', 'Value', 'Adverb', 'Verb', 'Possessive']);
 const NP_SKIP_LEAD = new Set(['Determiner', 'Adjective', 'Possessive', 'Expression', 'Interjection']);
 

@@ -58,9 +58,7 @@ describe('HeuristicLlm', () => {
   });
 
   it('conjugates the verb after "I" and keeps "we"', async () => {
-    const { memories } = await extract([
-      msg(0, "I love hiking. I'm a nurse. I've lived in Oslo for years. We explored the fjords last summer.", 'Ingrid'),
-    ]);
+    const { memories } = await extract([msg(0, "I love hiking. I'm a nurse. I've lived in Oslo for years. We explored the fjords last summer.", 'Ingrid')]);
     const contents = memories.map((m) => m.content);
     expect(contents).toContain('Ingrid loves hiking.');
     expect(contents).toContain('Ingrid is a nurse.');
@@ -141,7 +139,7 @@ describe('HeuristicLlm', () => {
       ['Sam', 'It was amazing! Last month I hiked the Kungsleden trail in Sweden with my sister. We camped by a lake every night.'],
       ['Priya', "Wow, that's so cool. I've been swamped at work - we decided to migrate the billing service to Kubernetes."],
       ['Sam', "Oof. My team uses Nomad, but I'm going to try k3s next week on my home server."],
-      ['Priya', "I prefer managed clusters, honestly. Lesson learned: self-hosting the control plane is never as cheap as it looks."],
+      ['Priya', 'I prefer managed clusters, honestly. Lesson learned: self-hosting the control plane is never as cheap as it looks.'],
       ['Sam', 'Makes sense. By the way, my daughter starts school in September and I am a bit nervous.'],
       ['Priya', 'Aww, she will love it! What school?'],
       ['Sam', 'Lincoln Elementary, the one near the park. To enroll, we had to bring her birth certificate and two proofs of address.'],

@@ -87,8 +87,14 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
     for (const run of runs) {
       const keys = addMentions(batch, codeMentions(run.content), msg.index);
       addMemory(batch, {
-        kind: 'procedure', content: run.content, importance: EMPHASIS_RE.test(run.content) ? 8 : 7, confidence: 0.85,
-        subjectKey: null, time: null, sources: new Set([msg.index]), entityKeys: new Set(keys),
+        kind: 'procedure',
+        content: run.content,
+        importance: EMPHASIS_RE.test(run.content) ? 8 : 7,
+        confidence: 0.85,
+        subjectKey: null,
+        time: null,
+        sources: new Set([msg.index]),
+        entityKeys: new Set(keys),
       });
     }
     segments.forEach((seg, i) => {
@@ -157,8 +163,13 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
   }
 
   addMemory(batch, {
-    kind: verdict.kind, content, importance: verdict.importance, confidence: verdict.confidence, subjectKey,
-    time: resolveTime(clean, ctx.msg.occurredAt), sources: new Set([index]),
+    kind: verdict.kind,
+    content,
+    importance: verdict.importance,
+    confidence: verdict.confidence,
+    subjectKey,
+    time: resolveTime(clean, ctx.msg.occurredAt),
+    sources: new Set([index]),
     entityKeys: new Set(subjectKey ? [subjectKey, ...keys] : keys),
   });
 }

@@ -62,7 +62,11 @@ export class HeuristicLlm implements LlmProvider {
   /** The extractor's modules load on first use: a process that never extracts never loads them. */
   private loadTools(): Promise<Tools> {
     this.tools ??= (async () => {
-      const [{ makeLemmatizer }, { ChineseTagger }, { extractFromMessages }] = await Promise.all([import('./analyse.js'), import('./chinese.js'), import('./extract.js')]);
+      const [{ makeLemmatizer }, { ChineseTagger }, { extractFromMessages }] = await Promise.all([
+        import('./analyse.js'),
+        import('./chinese.js'),
+        import('./extract.js'),
+      ]);
       const tools = { chinese: new ChineseTagger(), lemma: makeLemmatizer() };
       return { extract: (input: ExtractInput) => extractFromMessages(input, tools) };
     })();
@@ -89,7 +93,8 @@ export class HeuristicLlm implements LlmProvider {
       session.pending.delete(msg.id);
       if (session.pending.size === 0) worker.unref();
       // Deterministic for this input: a retry would fail the same way.
-      if (msg.error !== undefined) waiter.reject(new MemloomError('EXTRACTOR_FAILED', `heuristic extraction failed: ${msg.error}`, { kind: 'internal', retryable: false }));
+      if (msg.error !== undefined)
+        waiter.reject(new MemloomError('EXTRACTOR_FAILED', `heuristic extraction failed: ${msg.error}`, { kind: 'internal', retryable: false }));
       else waiter.resolve(msg.result as ExtractionResult);
     });
     worker.on('error', (err) => {
@@ -100,7 +105,10 @@ export class HeuristicLlm implements LlmProvider {
       const err = session.closing
         ? new MemloomError('EXTRACTOR_CLOSED', 'the heuristic extractor was closed', { kind: 'unavailable', retryable: true })
         : new MemloomError('EXTRACTOR_CRASHED', 'the heuristic extraction thread exited unexpectedly', {
-            kind: 'internal', retryable: true, details: { exitCode, pending: session.pending.size, reason: session.failure?.message ?? null }, cause: session.failure,
+            kind: 'internal',
+            retryable: true,
+            details: { exitCode, pending: session.pending.size, reason: session.failure?.message ?? null },
+            cause: session.failure,
           });
       for (const w of session.pending.values()) w.reject(err);
       session.pending.clear();

@@ -136,7 +136,12 @@ export const EMPHASIS_RE = /\b(important|must|always|never|critical|crucial|esse
 
 /** Lower-case, split into words and drop stopwords; also used by the evaluation script. */
 export function contentTokens(text: string): string[] {
-  return (text.toLowerCase().replace(/[’‘]/g, "'").match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [])
+  return (
+    text
+      .toLowerCase()
+      .replace(/[’‘]/g, "'")
+      .match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []
+  )
     .map((t) => t.replace(/'s$/, ''))
     .filter((t) => t.length > 1 && !STOPWORDS.has(t));
 }

@@ -14,7 +14,12 @@ export interface ProcedureRun {
 const LEAD_RE = /:\s*$|^(?:to|how to|steps?|instructions|procedure|setup|install(?:ation)?)\b/i;
 
 export function isInstruction(text: string): boolean {
-  const first = text.trim().replace(/^(?:then|next|finally|now|also|please|always|never|just)\s+/i, '').split(/[\s,:]+/)[0]?.toLowerCase() ?? '';
+  const first =
+    text
+      .trim()
+      .replace(/^(?:then|next|finally|now|also|please|always|never|just)\s+/i, '')
+      .split(/[\s,:]+/)[0]
+      ?.toLowerCase() ?? '';
   const t = text.trim();
   return IMPERATIVE_VERBS.has(first.replace(/[`'"]/g, '')) || /^(?:make sure|don't|do not|go to|cd|click|press|open)\b/i.test(t) || /^[`$]/.test(t);
 }
@@ -40,7 +45,11 @@ export function findProcedures(segments: readonly Segment[]): ProcedureRun[] {
     }
     if (seg.kind === 'code' && isShell(seg) && i > 0 && segments[i - 1]?.kind === 'sentence' && /:\s*$/.test(segments[i - 1]?.text ?? '')) {
       const lead = (segments[i - 1] as Segment).text.replace(/:\s*$/, '');
-      const lines = seg.text.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 5);
+      const lines = seg.text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .slice(0, 5);
       if (lines.length > 0 && lines.join(' ').length <= 400) {
         runs.push({ content: `${lead}: ${lines.map((l) => `\`${l}\``).join('; ')}.`, used: [i - 1, i] });
       }

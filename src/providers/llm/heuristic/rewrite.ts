@@ -39,7 +39,8 @@ export function dropTagQuestion(text: string): string {
   const m = /^(.*\S)\s*(?:[,;]|\s[-–—]+)\s*([^,;–—]*\?)\s*$/u.exec(text);
   if (!m) return text;
   const main = m[1] ?? '';
-  if (/^(?:do|does|did|have|has|had|are|is|was|were|can|could|would|will|should|what|where|when|why|how|who|which|any|anything|ever|wanna)\b/i.test(main)) return text;
+  if (/^(?:do|does|did|have|has|had|are|is|was|were|can|could|would|will|should|what|where|when|why|how|who|which|any|anything|ever|wanna)\b/i.test(main))
+    return text;
   return `${main.replace(/[\s,;:–—-]+$/, '')}.`;
 }
 
@@ -48,7 +49,11 @@ const ADVICE_LEAD = /^(?:just |always |but |and )?(?:remember|keep in mind|note|
 
 /** Trims emoji, leading interjections and vocatives naming a conversation participant. */
 export function cleanSentence(text: string, names: readonly string[]): string {
-  let s = text.replace(EMOJI_RE, '').replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
+  let s = text
+    .replace(EMOJI_RE, '')
+    .replace(/\*\*|__/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   for (let i = 0; i < 4; i++) {
     const before = s;
     s = s.replace(LEAD_PUNCT, '').replace(LEAD_SPACE, '');
@@ -58,10 +63,12 @@ export function cleanSentence(text: string, names: readonly string[]): string {
     if (s === before) break;
   }
   // Trailing vocative: "... last week, Caroline!"
-  s = s.replace(/,\s*([A-Z][\p{L}'-]+)\s*([.!?]*)$/u, (whole, name: string, end: string) =>
-    isParticipant(name, names) ? end || '.' : whole,
-  );
-  s = s.replace(/!+$/, '.').replace(/\.{2,}$/, '.').replace(/\s+([.!?,])/g, '$1').trim();
+  s = s.replace(/,\s*([A-Z][\p{L}'-]+)\s*([.!?]*)$/u, (whole, name: string, end: string) => (isParticipant(name, names) ? end || '.' : whole));
+  s = s
+    .replace(/!+$/, '.')
+    .replace(/\.{2,}$/, '.')
+    .replace(/\s+([.!?,])/g, '$1')
+    .trim();
   return s ? (s[0] as string).toUpperCase() + s.slice(1) : s;
 }
 
@@ -72,12 +79,44 @@ function isParticipant(word: string, names: readonly string[]): boolean {
 }
 
 const IRREGULAR: Record<string, string> = {
-  have: 'has', do: 'does', go: 'goes', be: 'is', am: 'is', "don't": "doesn't", "haven't": "hasn't", "ain't": "isn't",
-  "dont": "doesn't", "havent": "hasn't", "aren't": "isn't",
+  have: 'has',
+  do: 'does',
+  go: 'goes',
+  be: 'is',
+  am: 'is',
+  "don't": "doesn't",
+  "haven't": "hasn't",
+  "ain't": "isn't",
+  dont: "doesn't",
+  havent: "hasn't",
+  "aren't": "isn't",
 };
 const UNCHANGED = new Set([
-  'can', 'could', 'will', 'would', 'should', 'might', 'must', 'may', 'shall', "can't", "couldn't", "won't", "wouldn't",
-  "shouldn't", "didn't", "wasn't", 'had', 'did', 'was', 'cant', 'didnt', 'wont', 'gotta', 'gonna', 'wanna',
+  'can',
+  'could',
+  'will',
+  'would',
+  'should',
+  'might',
+  'must',
+  'may',
+  'shall',
+  "can't",
+  "couldn't",
+  "won't",
+  "wouldn't",
+  "shouldn't",
+  "didn't",
+  "wasn't",
+  'had',
+  'did',
+  'was',
+  'cant',
+  'didnt',
+  'wont',
+  'gotta',
+  'gonna',
+  'wanna',
 ]);
 
 /** "I put it on yesterday": these verbs look the same in the past, so a past context leaves them. */
@@ -117,9 +156,7 @@ export function toThirdPerson(text: string, a: Analysis, self: SelfLabel): strin
     .replace(/\bI'd(?=\s+(been|had|done|gone|seen|never|already|just|ever|always)\b)/gi, `${S} had`)
     .replace(/\bI'd\b/gi, `${S} would`)
     .replace(/\bI was\b/gi, `${S} was`)
-    .replace(new RegExp(`\\bI((?:\\s+(?:${SUBJECT_ADVERBS}))*)\\s+([a-z]+(?:n't)?)\\b`, 'gi'), (_m, adv: string, verb: string) =>
-      `${S}${adv} ${conj(verb)}`,
-    )
+    .replace(new RegExp(`\\bI((?:\\s+(?:${SUBJECT_ADVERBS}))*)\\s+([a-z]+(?:n't)?)\\b`, 'gi'), (_m, adv: string, verb: string) => `${S}${adv} ${conj(verb)}`)
     .replace(/\bI\b|(?<=\s)i(?=\s)/g, S)
     .replace(/\b(?:my|mine)\b/gi, `${S}'s`)
     .replace(/\bmyself\b/gi, 'themself')

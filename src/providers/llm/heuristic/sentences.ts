@@ -16,9 +16,7 @@ export interface Segment {
 const CJK_END = new Set(['。', '！', '？', '；']);
 const LATIN_END = new Set(['.', '!', '?', '…']);
 const CLOSERS = new Set(['"', "'", ')', ']', '”', '’', '」', '』', '）']);
-const ABBREVIATIONS = new Set(
-  'mr mrs ms dr prof sr jr st vs etc e.g i.e eg ie approx dept est fig jan feb aug sep sept oct nov dec u.s'.split(' '),
-);
+const ABBREVIATIONS = new Set('mr mrs ms dr prof sr jr st vs etc e.g i.e eg ie approx dept est fig jan feb aug sep sept oct nov dec u.s'.split(' '));
 const LIST_MARKER = /^\s*(?:\d{1,2}[.)]|[-*•·]|step\s+\d+[:.)]?)\s+/i;
 const FENCE = /```([^\n]*)\n([\s\S]*?)(?:```|$)/g;
 /** Markdown structure that is not prose: headings, table rows, rules. */

@@ -5,8 +5,22 @@ import { HeuristicLlm } from './index.js';
 const at = '2026-11-02T09:00:00.000Z';
 const sessions: ExtractMessage[][] = [
   [
-    { index: 0, type: 'message', role: 'user', speaker: 'Alice', content: 'We decided to move the billing service to PostgreSQL next quarter.', occurredAt: at },
-    { index: 1, type: 'message', role: 'user', speaker: 'Bob', content: 'I prefer TypeScript for services. To deploy, run `make release` in infra/.', occurredAt: at },
+    {
+      index: 0,
+      type: 'message',
+      role: 'user',
+      speaker: 'Alice',
+      content: 'We decided to move the billing service to PostgreSQL next quarter.',
+      occurredAt: at,
+    },
+    {
+      index: 1,
+      type: 'message',
+      role: 'user',
+      speaker: 'Bob',
+      content: 'I prefer TypeScript for services. To deploy, run `make release` in infra/.',
+      occurredAt: at,
+    },
   ],
   [{ index: 0, type: 'message', role: 'user', content: '我们决定下个月把数据库迁移到 PostgreSQL。张伟负责这个项目。', occurredAt: at }],
 ];

@@ -12,14 +12,53 @@ export interface ResolvedTime {
 }
 
 export const MONTHS: Record<string, number> = {
-  january: 0, jan: 0, february: 1, feb: 1, march: 2, mar: 2, april: 3, apr: 3, may: 4, june: 5, jun: 5,
-  july: 6, jul: 6, august: 7, aug: 7, september: 8, sep: 8, sept: 8, october: 9, oct: 9, november: 10,
-  nov: 10, december: 11, dec: 11,
+  january: 0,
+  jan: 0,
+  february: 1,
+  feb: 1,
+  march: 2,
+  mar: 2,
+  april: 3,
+  apr: 3,
+  may: 4,
+  june: 5,
+  jun: 5,
+  july: 6,
+  jul: 6,
+  august: 7,
+  aug: 7,
+  september: 8,
+  sep: 8,
+  sept: 8,
+  october: 9,
+  oct: 9,
+  november: 10,
+  nov: 10,
+  december: 11,
+  dec: 11,
 };
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const NUMBER_WORDS: Record<string, number> = {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, 'a couple of': 2, 'a couple': 2, couple: 2, 'a few': 3, few: 3, several: 3,
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  'a couple of': 2,
+  'a couple': 2,
+  couple: 2,
+  'a few': 3,
+  few: 3,
+  several: 3,
 };
 const MONTH_RE = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const NUM_RE = '(\\d{1,3}|a couple of|a couple|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)';
@@ -51,11 +90,7 @@ function absoluteTime(text: string, occurredAt: string): ResolvedTime | null {
   const baseYear = Number.isNaN(base.getTime()) ? undefined : base.getUTCFullYear();
   const dmy = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_RE}\\.?,?(?:\\s+(\\d{4}))?\\b`, 'i').exec(text);
   const mdy = new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?:,?\\s+(\\d{4}))?`, 'i').exec(text);
-  const dayMatch = dmy
-    ? { d: dmy[1], m: dmy[2], y: dmy[3] }
-    : mdy && !/^\d{4}$/.test(mdy[2] ?? '')
-      ? { d: mdy[2], m: mdy[1], y: mdy[3] }
-      : null;
+  const dayMatch = dmy ? { d: dmy[1], m: dmy[2], y: dmy[3] } : mdy && !/^\d{4}$/.test(mdy[2] ?? '') ? { d: mdy[2], m: mdy[1], y: mdy[3] } : null;
   if (dayMatch) {
     const month = MONTHS[(dayMatch.m ?? '').toLowerCase().replace(/\.$/, '')];
     const year = dayMatch.y ? Number(dayMatch.y) : baseYear;
@@ -74,8 +109,9 @@ function absoluteTime(text: string, occurredAt: string): ResolvedTime | null {
     const month = MONTHS[(inMonth[1] ?? '').toLowerCase()];
     if (month !== undefined) return out(day(baseYear, month, 1), 'month');
   }
-  const year = /\b(?:in|since|during|until|by|of|from|year|early|late|mid|before|after)\s+((?:19|20)\d{2})\b(?![.:/-]\d)/i.exec(text)
-    ?? /^((?:19|20)\d{2})\b(?![.:/-]\d)/.exec(text);
+  const year =
+    /\b(?:in|since|during|until|by|of|from|year|early|late|mid|before|after)\s+((?:19|20)\d{2})\b(?![.:/-]\d)/i.exec(text) ??
+    /^((?:19|20)\d{2})\b(?![.:/-]\d)/.exec(text);
   if (year) return out(day(Number(year[1]), 0, 1), 'year');
   return null;
 }

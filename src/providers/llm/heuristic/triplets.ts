@@ -45,7 +45,10 @@ const CUES: Cue[] = [
   cue(/\s(?:lives|lived|live|is living|has lived) in\s+/gi, 'lives_in', 'place'),
   cue(/\s(?:is|was|comes|came) from\s+/gi, 'from', 'place'),
   cue(/\smoved to\s+/gi, 'moved_to', 'place'),
-  cue(/\s(?:have |has )?(?:decided|agreed|chose|opted) to (use|adopt|go with|switch to|migrate to|move to|try|build|hire|buy)\s+/gi, (m) => `decided_to_${snake(m[1] ?? '')}`),
+  cue(
+    /\s(?:have |has )?(?:decided|agreed|chose|opted) to (use|adopt|go with|switch to|migrate to|move to|try|build|hire|buy)\s+/gi,
+    (m) => `decided_to_${snake(m[1] ?? '')}`,
+  ),
   cue(/\s(?:uses|is using|used|relies on)\s+/gi, 'uses'),
   cue(/\sprefers?\s+/gi, 'prefers'),
   cue(/\s(likes|loves|enjoys|hates|dislikes|adores)\s+/gi, (m) => (m[1] ?? '').toLowerCase()),
@@ -61,11 +64,45 @@ const CUES: Cue[] = [
 const POSSESSIVE_RE = /([\p{Lu}][\p{L}\p{N}.-]*(?: [\p{Lu}][\p{L}\p{N}.-]*){0,3})'s ((?:[a-z]+ ){0,2}[a-z]+) (?:is|are|was) (?:an? |the )?([^,.;!?]+)/gu;
 const ZH_WORKS_AT_RE = /在([^，。、\s]{2,12}?)(?:工作|上班)/g;
 /** Words that end an object phrase. */
-const STOPPER = /^(?:and|but|because|so|which|who|whom|whose|what|where|how|why|that|since|when|while|to|for|with|in|on|at|as|from|by|after|before|if|or|over|than|like|via|through|during|under|without|within|across|around|near|between|vs|about|into|of|yesterday|today|tomorrow|last|next|this|every|'cause|cause)$/i;
-const LIGHT_VERBS = new Set(['be', 'seem', 'feel', 'think', 'know', 'mean', 'say', 'guess', 'tell', 'let', 'wish', 'hope', 'can', 'will', 'would', 'do', 'get', 'make', 'look', 'sound', 'want', 'need', 'try', 'start', 'keep', 'realize', 'learn', 'figure']);
+const STOPPER =
+  /^(?:and|but|because|so|which|who|whom|whose|what|where|how|why|that|since|when|while|to|for|with|in|on|at|as|from|by|after|before|if|or|over|than|like|via|through|during|under|without|within|across|around|near|between|vs|about|into|of|yesterday|today|tomorrow|last|next|this|every|'cause|cause)$/i;
+const LIGHT_VERBS = new Set([
+  'be',
+  'seem',
+  'feel',
+  'think',
+  'know',
+  'mean',
+  'say',
+  'guess',
+  'tell',
+  'let',
+  'wish',
+  'hope',
+  'can',
+  'will',
+  'would',
+  'do',
+  'get',
+  'make',
+  'look',
+  'sound',
+  'want',
+  'need',
+  'try',
+  'start',
+  'keep',
+  'realize',
+  'learn',
+  'figure',
+]);
 
 export function snake(s: string): string {
-  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_+|_+$/g, '').slice(0, 100);
+  return s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 100);
 }
 
 export function findTriplets(text: string, ctx: TripletContext): RawTriplet[] {
