@@ -1,8 +1,10 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, withTenant, type Db } from '../src/db/pool.js';
+import { claimReceived } from '../src/db/sql/triage.js';
 import { EventWriter, ingestEvents } from '../src/events/ingest.js';
-import { startTestMemloom, type TestMemloom } from './support/memloom.js';
-import { createServerDatabase, SERVER_MODE, type ServerDatabase } from './support/server-db.js';
+import { startTestMemloom, type TestMemloom, waitFor } from './support/memloom.js';
+import { createServerDatabase, PG_SUPER_URL, SERVER_MODE, type ServerDatabase } from './support/server-db.js';
 
 /**
  * Event writes on a PostgreSQL server, where (unlike PGlite's one session) transactions really run
@@ -69,5 +71,47 @@ describe('event writes on a PostgreSQL server', () => {
       async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE idem_key LIKE 'p%'`)).rows[0]?.n,
     );
     expect(stored).toBe(40 * 50);
+  });
+
+  it('triage waits for an event another transaction holds (the dispatcher marking it enqueued) and claims it once that commits', async () => {
+    // Another process's worker may run the triage job while the dispatcher's mark still holds
+    // the rows; a claim that skipped them left the events `received` until the requeue task.
+    const a = createPool(m.deps.dbUrl, { setRole: true, max: 3 });
+    pools.push(a);
+    const [id] = (await ingestEvents(a, 'default', batch(['held-1']), { source: 'http', writer: new EventWriter(a) })).ids as string[];
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holding = withTenant(a, 'default', async (tx) => {
+      await tx.query('SELECT id FROM events WHERE id = $1 FOR UPDATE', [id]);
+      locked();
+      await released;
+    });
+    await isLocked;
+    const claim = withTenant(a, 'default', (tx) => claimReceived(tx, [id as string]));
+    // Seen from a superuser's session: pg_stat_activity hides other roles' queries.
+    const watcher = new pg.Client({ connectionString: PG_SUPER_URL });
+    await watcher.connect();
+    try {
+      await waitFor(
+        async () => {
+          const { rows } = await watcher.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%status = ''received''%FOR UPDATE%'`,
+          );
+          return (rows[0]?.n ?? 0) > 0 || undefined;
+        },
+        { what: 'the triage claim waiting for the held row', timeoutMs: 30_000 },
+      );
+    } finally {
+      await watcher.end();
+      release();
+      await holding;
+    }
+    expect((await claim).map((r) => r.id)).toEqual([id]);
   });
 });
