@@ -111,7 +111,7 @@ export interface EventWriterOptions {
  * transaction (per tenant: set_config + INSERT). Each caller still gets its answer only after that
  * commit. If a shared write fails for a reason other than the database being unavailable, each
  * request is written again on its own, so one request's bad data fails only that request. On a
- * server up to `inFlight` writes run at once; rows go in in key order, so they never deadlock.
+ * server up to `inFlight` writes run at once; a write PostgreSQL aborts as a deadlock victim is written again.
  */
 export class EventWriter {
   readonly #db: Db;
