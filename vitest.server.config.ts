@@ -16,6 +16,7 @@ const SERVER_FILES = [
   'test/forget-exact.test.ts',
   'test/lifecycle.test.ts',
   'test/guardrails.test.ts',
+  'test/gate-admission.test.ts',
   'test/rls.test.ts',
   'test/correct.test.ts',
   'test/memories-api.test.ts',
