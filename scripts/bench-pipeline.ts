@@ -36,73 +36,23 @@
  */
 // First: the V8 settings of a memloom process (bin/memloom.js), since memloom runs in this one.
 import '../src/v8-flags.mjs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { startTestMemloom, type TestMemloom } from '../test/support/memloom.js';
 import { serverThroughput } from './bench-pipeline-server.js';
+import { events, interleave, loadTurns } from './locomo-turns.js';
 
 /** EXTRACT_DEBOUNCE_MS of the runs (`--debounce`); memloom's default is 30,000. */
 const DEBOUNCE_MS = Number(arg('debounce', '100'));
 /** Freshness is also reported without the events sent in the first WARM_MS of a fresh instance. */
 const WARM_MS = 3000;
 
-interface Turn {
-  speaker: string;
-  text: string;
-  session: string;
-  user: string;
-}
-
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
-}
-
-async function loadTurns(file: string): Promise<Turn[]> {
-  const samples = JSON.parse(await readFile(file, 'utf8')) as Array<{ sample_id: string; conversation: Record<string, unknown> }>;
-  const turns: Turn[] = [];
-  for (const s of samples) {
-    for (const [key, value] of Object.entries(s.conversation)) {
-      if (!/^session_\d+$/.test(key) || !Array.isArray(value)) continue;
-      for (const t of value as Array<{ speaker: string; text: string }>)
-        turns.push({ speaker: t.speaker, text: t.text, session: `${s.sample_id}-${key}`, user: s.sample_id });
-    }
-  }
-  return turns;
-}
-
-/** `copies` copies of the corpus with distinct ids and sessions (a copy is another user's history). */
-function events(turns: Turn[], copies: number, tag: string): object[] {
-  const out: object[] = [];
-  for (let c = 0; c < copies; c++) {
-    turns.forEach((t, i) =>
-      out.push({
-        id: `${tag}-${c}-${i}`,
-        session_id: `${t.session}-${tag}${c}`,
-        user_id: `${t.user}-${tag}${c}`,
-        role: 'user',
-        content: t.text,
-        metadata: { speaker: t.speaker },
-      }),
-    );
-  }
-  return out;
-}
-
-/** Round-robin over sessions: every session receives a turn now and then, as live agents do. */
-function interleave(list: object[]): object[] {
-  const bySession = new Map<string, object[]>();
-  for (const e of list) {
-    const s = (e as { session_id: string }).session_id;
-    bySession.set(s, [...(bySession.get(s) ?? []), e]);
-  }
-  const queues = [...bySession.values()];
-  const out: object[] = [];
-  for (let i = 0; out.length < list.length; i++) for (const q of queues) if (q[i]) out.push(q[i] as object);
-  return out;
 }
 
 async function start(model: string): Promise<{ m: TestMemloom; home: string }> {
