@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { identifier, storableText, timestamp, toStorable } from './input.js';
+import { identifier, storableText, storableTime, timestamp, toStorable } from './input.js';
 
 describe('boundary text checks', () => {
   it('rejects what PostgreSQL cannot store, and control characters in identifiers', () => {
@@ -22,5 +22,15 @@ describe('boundary text checks', () => {
     expect(toStorable('ok 😀')).toBe('ok 😀');
     expect(toStorable('a\u0000b\ud83d')).toBe('ab\ufffd');
     expect(toStorable('😀'.slice(0, 1))).toBe('\ufffd');
+  });
+
+  it('keeps a time from outside the checks only when timestamptz can hold it', () => {
+    expect(storableTime('2023-05-08')).toBe('2023-05-08T00:00:00.000Z');
+    expect(storableTime('2023-05-08T09:30:00+02:00')).toBe('2023-05-08T07:30:00.000Z');
+    expect(storableTime('0001-01-01T00:00:00Z')).toBe('0001-01-01T00:00:00.000Z');
+    expect(storableTime('0000-01-01T00:00:00Z')).toBeNull();
+    expect(storableTime('+010000-01-01T00:00:00Z')).toBeNull();
+    expect(storableTime('sometime next spring')).toBeNull();
+    expect(storableTime(null)).toBeNull();
   });
 });

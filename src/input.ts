@@ -66,6 +66,20 @@ function realDate(s: string): boolean {
 }
 
 /**
+ * A time from outside the boundary's checks (a model's answer, a date the heuristic extractor read
+ * in user content) as an ISO string PostgreSQL's timestamptz accepts, or null: unparseable text,
+ * year 0 (PostgreSQL has none) and years past 9999 (JavaScript writes them as ±YYYYYY, which
+ * PostgreSQL does not read) are dropped rather than failing the write of everything else.
+ */
+export function storableTime(s: string | null | undefined): string | null {
+  if (!s) return null;
+  const date = new Date(s);
+  if (Number.isNaN(date.getTime())) return null;
+  const year = date.getUTCFullYear();
+  return year >= 1 && year <= 9999 ? date.toISOString() : null;
+}
+
+/**
  * Cleans text that came from outside the boundary's checks (a model's answer, a slice of user
  * content cut at a UTF-16 boundary) so PostgreSQL can store it: drops NUL and replaces each lone
  * surrogate with U+FFFD, as a UTF-8 encoder would. Valid text is returned unchanged.

@@ -1,4 +1,5 @@
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
+import { storableTime } from '../../src/input.js';
 import { contentHash, ftsDocument, normalizeText } from '../../src/domain/text.js';
 import type { ExtractMessage, ExtractionResult } from '../../src/providers/llm/types.js';
 import type { MemoryKind } from '../../src/domain/vocabulary.js';
@@ -93,6 +94,8 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
       found.eventIds = [...new Set([...found.eventIds, ...eventIds])];
       continue;
     }
+    // A model may answer any text here; a time the database cannot store is dropped, not fatal.
+    const eventTime = storableTime(m.event_time);
     const importance = Math.max(m.importance, ...eventIds.map((id) => events.find((e) => e.id === id)?.importance ?? 0));
     memories.set(norm, {
       kind: m.kind,
@@ -101,8 +104,8 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
       ftsDoc: ftsDocument(m.content),
       importance: Math.min(10, importance),
       confidence: m.confidence,
-      eventTime: m.event_time ?? null,
-      timePrecision: m.event_time ? (m.time_precision ?? 'exact') : null,
+      eventTime,
+      timePrecision: eventTime ? (m.time_precision ?? 'exact') : null,
       subject: m.subject ?? null,
       entities: m.entities,
       eventIds,

@@ -45,4 +45,11 @@ describe('resolveTime', () => {
     expect(resolveTime('yesterday', 'not a date')).toBeNull();
     expect(resolveTime('on 8 May 2023', 'not a date')?.time_precision).toBe('day');
   });
+
+  it('reads years below 100 as written and drops dates PostgreSQL cannot store', () => {
+    expect(resolveTime('released 0099-05-08', AT)).toEqual({ event_time: '0099-05-08T00:00:00.000Z', time_precision: 'day' });
+    // Hostile content (the events-directory fuzz found it): year 0 failed every extraction write.
+    expect(resolveTime('deployed at 0000-01-01T00:00:00Z', AT)).toBeNull();
+    expect(resolveTime('released 0000-01-01', AT)).toBeNull();
+  });
 });

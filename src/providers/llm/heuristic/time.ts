@@ -4,6 +4,8 @@
  * arithmetic; results are ISO strings at the start of the day / month / year they name.
  */
 
+import { storableTime } from '../../../input.js';
+
 export type TimePrecision = 'exact' | 'day' | 'month' | 'year' | 'relative';
 
 export interface ResolvedTime {
@@ -63,9 +65,17 @@ const NUMBER_WORDS: Record<string, number> = {
 const MONTH_RE = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const NUM_RE = '(\\d{1,3}|a couple of|a couple|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)';
 
-const day = (y: number, m: number, d: number): Date => new Date(Date.UTC(y, m, d));
-const out = (date: Date, time_precision: TimePrecision): ResolvedTime | null =>
-  Number.isNaN(date.getTime()) ? null : { event_time: date.toISOString(), time_precision };
+/** A UTC day; setUTCFullYear, because Date.UTC reads years 0–99 as 1900–1999. */
+const day = (y: number, m: number, d: number): Date => {
+  const date = new Date(0);
+  date.setUTCFullYear(y, m, d);
+  return date;
+};
+/** Text can name any year ("0000-01-01"); only times PostgreSQL can store are returned. */
+const out = (date: Date, time_precision: TimePrecision): ResolvedTime | null => {
+  const event_time = storableTime(Number.isNaN(date.getTime()) ? null : date.toISOString());
+  return event_time ? { event_time, time_precision } : null;
+};
 
 /** A time stated in `text`, or null. Absolute dates win over relative phrases. */
 export function resolveTime(text: string, occurredAt: string): ResolvedTime | null {
