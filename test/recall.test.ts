@@ -83,6 +83,24 @@ describe('recall', () => {
     expect(r.results.every((x) => !/PostgreSQL|TypeScript|Kubernetes/.test(x.content))).toBe(true);
   });
 
+  it('reaches a user’s memories through entity links that carry the memory’s user', async () => {
+    const links = await withTenant(m.deps.db, 'default', async (tx) => {
+      const { rows } = await tx.query<{ links: number; mismatched: number }>(
+        `SELECT count(*)::int AS links, count(*) FILTER (WHERE me.user_id IS DISTINCT FROM mm.user_id)::int AS mismatched
+         FROM memory_entities me JOIN memories mm ON mm.id = me.memory_id`,
+      );
+      return rows[0];
+    });
+    expect(links?.links).toBeGreaterThan(0);
+    expect(links?.mismatched).toBe(0);
+    // PostgreSQL is an entity of alice's memory only: bob's recall must not score it, alice's must.
+    const alice = await recall({ query: 'PostgreSQL', user_id: 'alice', limit: 20 });
+    const hit = alice.results.find((x) => /PostgreSQL/.test(x.content));
+    expect(hit?.scores.entity).toBeGreaterThan(0);
+    const bob = await recall({ query: 'PostgreSQL', user_id: 'bob', limit: 20 });
+    expect(bob.results.every((x) => !/PostgreSQL/.test(x.content))).toBe(true);
+  });
+
   it('finds Chinese memories by Chinese words', async () => {
     const r = await recall({ query: '缓存用什么', user_id: 'alice' });
     expect(r.results[0]?.content).toMatch(/Redis/);

@@ -93,11 +93,15 @@ export async function neighbourEntities(tx: Queryable, seeds: string[], maxHops:
   return out;
 }
 
-/** Memories linked to the given entities (within the scope). */
+/**
+ * Memories linked to the given entities (within the scope). A user-scoped recall reads only that
+ * user's links (memory_entities carries its memory's user), not every user's links of the entities.
+ */
 export async function memoriesOfEntities(tx: Queryable, f: RecallScope, entityIds: string[], k: number): Promise<Array<{ id: string; entity_id: string }>> {
   if (entityIds.length === 0) return [];
   const p = new Params();
   const c = [`me.entity_id = ANY(${p.add(entityIds)}::uuid[])`, ...memoryConditions(f, p)];
+  if (f.userId !== undefined) c.push(`me.user_id = ${p.add(f.userId)}`);
   const { rows } = await tx.query<{ id: string; entity_id: string }>(
     `SELECT m.id, me.entity_id FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE ${where(c)}
      ORDER BY m.importance DESC, m.occurred_at DESC LIMIT ${p.add(k)}`,
