@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
+import { confirmedConfidence, type MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { planMemories } from './plan.js';
 import type { PreparedMemory } from './prepare.js';
@@ -109,5 +109,15 @@ describe('planMemories (reconcile decisions for one extraction pass)', () => {
     expect(plan[1]).toMatchObject({ decision: { action: 'ADD' }, target: undefined });
     expect(plan[2]).toMatchObject({ decision: { action: 'CONFIRM' }, target: { pass: 0 } });
     expect(plan[3]).toMatchObject({ decision: { action: 'CONFIRM', reason: 'same text' }, target: { id: 'm2' } });
+  });
+});
+
+describe('confirmedConfidence', () => {
+  it('applies each confirmation in order as the real column would store it, up to 0.99', () => {
+    expect(confirmedConfidence(0.7, [])).toBe(Math.fround(0.7));
+    expect(confirmedConfidence(0.7, [0.6])).toBeCloseTo(0.75, 6);
+    expect(confirmedConfidence(0.7, [0.9])).toBeCloseTo(0.95, 6);
+    expect(confirmedConfidence(0.7, [0.6, 0.6, 0.6])).toBeCloseTo(0.85, 5);
+    expect(confirmedConfidence(0.96, [0.5, 0.5])).toBe(Math.fround(0.99));
   });
 });

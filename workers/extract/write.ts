@@ -2,13 +2,14 @@ import type { Queryable } from '../../src/db/pool.js';
 import { resolveEntities, upsertEdges } from '../../src/db/sql/entities.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
 import {
-  confirmMemory,
+  confirmedConfidence,
   insertMemories,
   linkMemoryEntities,
   lockMemories,
   nearestMemoriesBatch,
-  relateMemories,
-  supersedeMemory,
+  relateMemoriesBatch,
+  setConfidences,
+  supersedeMemories,
   type TtlDefaults,
 } from '../../src/db/sql/memories-write.js';
 import { addProvenanceLinks, type ProvenanceLink } from '../../src/db/sql/provenance.js';
@@ -119,20 +120,25 @@ export async function writeExtraction(
   const idOf = new Map<number, { id: string; inserted: boolean }>(toInsert.map((x, k) => [x.index, rows[k] as { id: string; inserted: boolean }]));
   const targetId = (t: PlannedMemory['target']) => (t === undefined ? undefined : 'id' in t ? t.id : idOf.get(t.pass)?.id);
   const links: Array<{ memoryId: string; entityId: string }> = [];
-  await lockMemories(
+  // Targets locked in id order; then every confirmation, supersession and relation of the pass in
+  // one statement each (a statement per unit held the write transaction for hundreds of ms).
+  const confidence = await lockMemories(
     tx,
     plan
       .filter((x) => x.decision.action === 'CONFIRM' || x.decision.action === 'UPDATE')
       .map((x) => targetId(x.target))
       .filter((id): id is string => id !== undefined),
   );
+  const confirmations = new Map<string, number[]>();
+  const supersede: Array<{ oldId: string; newId: string }> = [];
+  const relations: Array<{ fromId: string; toId: string; relation: 'replaces' | 'challenges'; isProgression: boolean; eventIds: string[] }> = [];
   for (const x of plan) {
     const m = p.memories[x.index] as PreparedMemory;
     const target = targetId(x.target);
     if (x.decision.action === 'NOOP') continue;
     if (x.decision.action === 'CONFIRM') {
       if (!target) continue;
-      await confirmMemory(tx, target, m.confidence);
+      confirmations.set(target, [...(confirmations.get(target) ?? []), m.confidence]);
       provenance.push({ type: 'memory', objectId: target, eventIds: m.eventIds });
       counts.memories_confirmed++;
       continue;
@@ -145,16 +151,24 @@ export async function writeExtraction(
       continue;
     }
     if (x.decision.action === 'UPDATE' && target) {
-      await supersedeMemory(tx, target, row.id);
-      const rel = await relateMemories(tx, row.id, target, 'replaces', true);
-      if (rel) provenance.push({ type: 'relation', objectId: rel, eventIds: m.eventIds });
+      supersede.push({ oldId: target, newId: row.id });
+      relations.push({ fromId: row.id, toId: target, relation: 'replaces', isProgression: true, eventIds: m.eventIds });
       counts.memories_updated++;
     } else if (x.decision.action === 'CHALLENGE' && target) {
-      const rel = await relateMemories(tx, row.id, target, 'challenges', false);
-      if (rel) provenance.push({ type: 'relation', objectId: rel, eventIds: m.eventIds });
+      relations.push({ fromId: row.id, toId: target, relation: 'challenges', isProgression: false, eventIds: m.eventIds });
       counts.memories_challenged++;
     } else counts.memories_added++;
   }
+  await setConfidences(
+    tx,
+    [...confirmations].map(([id, values]) => ({ id, confidence: confirmedConfidence(confidence.get(id) ?? 0, values) })),
+  );
+  await supersedeMemories(tx, supersede);
+  const relationIds = await relateMemoriesBatch(tx, relations);
+  relations.forEach((r, i) => {
+    const id = relationIds[i];
+    if (id) provenance.push({ type: 'relation', objectId: id, eventIds: r.eventIds });
+  });
   await linkMemoryEntities(tx, links);
 
   const edges = p.triplets

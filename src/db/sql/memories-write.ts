@@ -265,37 +265,88 @@ export async function activeMemoryVersions(tx: Queryable, scope: { userId: strin
  * them one by one in plan order: two passes of one user touching the same memories then never wait
  * on each other in opposite orders.
  */
-export async function lockMemories(tx: Queryable, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.query('SELECT 1 FROM memories WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE', [[...new Set(ids)]]);
+/** Locks the memories a pass will confirm or supersede, in id order, and returns their confidence. */
+export async function lockMemories(tx: Queryable, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await tx.query<{ id: string; confidence: number }>(
+    'SELECT id, confidence FROM memories WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
+    [[...new Set(ids)]],
+  );
+  return new Map(rows.map((r) => [r.id, r.confidence]));
 }
 
-export async function confirmMemory(tx: Queryable, id: string, confidence: number): Promise<void> {
-  await tx.query(`UPDATE memories SET confidence = least(0.99, greatest(confidence, $2) + 0.05), updated_at = now() WHERE id = $1`, [id, confidence]);
+/**
+ * Confidence after `confirmations` in order, each lifting it to at least its own confidence and then
+ * by 0.05, up to 0.99 (evidence only ever raises it); computed in float4 steps as the `real` column
+ * would store each one.
+ */
+export function confirmedConfidence(current: number, confirmations: number[]): number {
+  const f = Math.fround;
+  let c = f(current);
+  for (const x of confirmations) c = Math.min(f(0.99), f(Math.max(c, f(x)) + f(0.05)));
+  return c;
+}
+
+/** Sets the confidence of confirmed memories, all in one statement (confirmedConfidence). */
+export async function setConfidences(tx: Queryable, values: Array<{ id: string; confidence: number }>): Promise<void> {
+  if (values.length === 0) return;
+  await tx.query(
+    `UPDATE memories m SET confidence = x.confidence, updated_at = now()
+     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, confidence real) WHERE m.id = x.id`,
+    [JSON.stringify(values)],
+  );
 }
 
 /** UPDATE: the old version leaves the active set and points at its successor (never overwritten). */
 export async function supersedeMemory(tx: Queryable, oldId: string, newId: string): Promise<void> {
+  await supersedeMemories(tx, [{ oldId, newId }]);
+}
+
+/** supersedeMemory for many pairs in one statement; an old memory named twice goes to its first successor. */
+export async function supersedeMemories(tx: Queryable, pairs: Array<{ oldId: string; newId: string }>): Promise<void> {
+  const first = new Map<string, string>();
+  for (const { oldId, newId } of pairs) if (!first.has(oldId)) first.set(oldId, newId);
+  if (first.size === 0) return;
   await tx.query(
-    `UPDATE memories o SET status = 'superseded', superseded_by = $2, superseded_at = n.valid_from, updated_at = now()
-     FROM memories n WHERE o.id = $1 AND n.id = $2 AND o.status = 'active'`,
-    [oldId, newId],
+    `UPDATE memories o SET status = 'superseded', superseded_by = n.id, superseded_at = n.valid_from, updated_at = now()
+     FROM jsonb_to_recordset($1::jsonb) AS x(old uuid, new uuid) JOIN memories n ON n.id = x.new
+     WHERE o.id = x.old AND o.status = 'active'`,
+    [JSON.stringify([...first].map(([old, neu]) => ({ old, new: neu })))],
   );
 }
+
+export type MemoryRelation = 'replaces' | 'enriches' | 'confirms' | 'challenges';
 
 export async function relateMemories(
   tx: Queryable,
   fromId: string,
   toId: string,
-  relation: 'replaces' | 'enriches' | 'confirms' | 'challenges',
+  relation: MemoryRelation,
   isProgression: boolean,
 ): Promise<string | undefined> {
-  const { rows } = await tx.query<{ id: string }>(
-    `INSERT INTO memory_relations (from_memory_id, to_memory_id, relation, is_progression) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (from_memory_id, to_memory_id, relation) DO UPDATE SET is_progression = EXCLUDED.is_progression RETURNING id`,
-    [fromId, toId, relation, isProgression],
+  return (await relateMemoriesBatch(tx, [{ fromId, toId, relation, isProgression }]))[0];
+}
+
+/**
+ * Relations between memories in one statement; returns each one's id in input order. A relation
+ * given twice keeps its last is_progression, as two single inserts would.
+ */
+export async function relateMemoriesBatch(
+  tx: Queryable,
+  relations: Array<{ fromId: string; toId: string; relation: MemoryRelation; isProgression: boolean }>,
+): Promise<Array<string | undefined>> {
+  if (relations.length === 0) return [];
+  const key = (r: { fromId: string; toId: string; relation: string }) => `${r.fromId}/${r.toId}/${r.relation}`;
+  const last = new Map(relations.map((r) => [key(r), r]));
+  const { rows } = await tx.query<{ id: string; from_memory_id: string; to_memory_id: string; relation: string }>(
+    `INSERT INTO memory_relations (from_memory_id, to_memory_id, relation, is_progression)
+     SELECT f, t, r, p FROM jsonb_to_recordset($1::jsonb) AS x(f uuid, t uuid, r text, p boolean) ORDER BY f, t, r
+     ON CONFLICT (from_memory_id, to_memory_id, relation) DO UPDATE SET is_progression = EXCLUDED.is_progression
+     RETURNING id, from_memory_id, to_memory_id, relation`,
+    [JSON.stringify([...last.values()].map((r) => ({ f: r.fromId, t: r.toId, r: r.relation, p: r.isProgression })))],
   );
-  return rows[0]?.id;
+  const ids = new Map(rows.map((r) => [key({ fromId: r.from_memory_id, toId: r.to_memory_id, relation: r.relation }), r.id]));
+  return relations.map((r) => ids.get(key(r)));
 }
 
 export async function linkMemoryEntities(tx: Queryable, links: Array<{ memoryId: string; entityId: string }>): Promise<void> {
