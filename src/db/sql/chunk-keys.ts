@@ -40,6 +40,9 @@ export async function lockSessionsOfRows(tx: Queryable, rows: Array<{ dataset: s
  * new chunks have no vector yet (the embed stage rebuilds key vectors). Rows whose (event_id, idx)
  * exists already are left out (a replay writes nothing). Caller: lockSessionsOfRows first.
  * Returns the number of chunks inserted.
+ * A neighbour's row is read by primary key in a subquery, never joined on the neighbour function's
+ * output: the planner cannot estimate that output and hash-joined a sequential scan of every chunk
+ * instead (a statement whose cost grew with the table; migration 20261204010000).
  */
 export async function insertChunksWithKeys(tx: Queryable, json: string, runId: string): Promise<number> {
   const { rows } = await tx.query<{ n: number }>(
@@ -75,13 +78,13 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
        RETURNING 1),
      nb AS (
        SELECT c.id, ts_filter(c.fts, '{d}') || ${META('c.occurred_at', "e.metadata->>'speaker'")}
-                || setweight(CASE WHEN w.prev_new THEN w.prev_own ELSE coalesce(ts_filter(p.fts, '{d}'), ''::tsvector) END, 'C')
-                || setweight(CASE WHEN w.next_new THEN w.next_own ELSE coalesce(ts_filter(nx.fts, '{d}'), ''::tsvector) END, 'B') AS fts
+                || setweight(CASE WHEN w.prev_new THEN w.prev_own
+                                  ELSE coalesce((SELECT ts_filter(p.fts, '{d}') FROM chunks p WHERE p.id = n.prev), ''::tsvector) END, 'C')
+                || setweight(CASE WHEN w.next_new THEN w.next_own
+                                  ELSE coalesce((SELECT ts_filter(nx.fts, '{d}') FROM chunks nx WHERE nx.id = n.next), ''::tsvector) END, 'B') AS fts
        FROM win w JOIN chunks c ON c.id = w.id
        LEFT JOIN events e ON e.id = c.event_id
        CROSS JOIN LATERAL memloom_chunk_neighbours(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
-       LEFT JOIN chunks p ON p.id = n.prev AND NOT w.prev_new
-       LEFT JOIN chunks nx ON nx.id = n.next AND NOT w.next_new
        WHERE w.prev_new OR w.next_new),
      upd AS (
        UPDATE chunks c SET fts = o.fts FROM nb o WHERE c.id = o.id AND c.fts <> o.fts RETURNING 1)
@@ -97,6 +100,8 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
  * + 0.5 previous + 0.3 next own vector (same model and dimensions), as memloom_refresh_chunk_keys.
  * A neighbour's own vector is the one written here when it is among the rows. Caller: the
  * sessions' locks first (memloom_lock_sessions). At most MAX_VECTORS_PER_STATEMENT rows.
+ * Neighbours' rows by primary key (LIMIT 1 keeps the lateral subquery from becoming a join), as in
+ * insertChunksWithKeys.
  */
 export async function writeVectorsWithKeys(tx: Queryable, rows: Array<{ id: string; vector: number[] }>, model: string, dims: number): Promise<void> {
   const params: unknown[] = [rows.map((r) => r.id), model, dims];
@@ -121,8 +126,8 @@ export async function writeVectorsWithKeys(tx: Queryable, rows: Array<{ id: stri
        FROM touched JOIN chunks c USING (id)
        LEFT JOIN t ON t.id = c.id
        CROSS JOIN LATERAL memloom_chunk_neighbours(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
-       LEFT JOIN chunks p ON p.id = n.prev LEFT JOIN t tp ON tp.id = n.prev
-       LEFT JOIN chunks x ON x.id = n.next LEFT JOIN t tx ON tx.id = n.next),
+       LEFT JOIN LATERAL (SELECT p.own_embedding, p.embedding_model FROM chunks p WHERE p.id = n.prev LIMIT 1) p ON true LEFT JOIN t tp ON tp.id = n.prev
+       LEFT JOIN LATERAL (SELECT x.own_embedding, x.embedding_model FROM chunks x WHERE x.id = n.next LIMIT 1) x ON true LEFT JOIN t tx ON tx.id = n.next),
      v AS (
        SELECT r.id, r.mine, r.own, r.embedding AS old,
               CASE WHEN r.pmodel = r.model AND vector_dims(r.pown) = vector_dims(r.own) THEN r.pown END AS pvec,
