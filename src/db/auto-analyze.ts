@@ -4,6 +4,8 @@ import { VECTOR_TABLES, ensureVectorIndexes, type VectorTable } from './vector-i
 
 /** How often a pass also VACUUMs tables with many dead rows, and runs a CHECKPOINT. */
 const VACUUM_EVERY_MS = 60_000;
+/** How often the vacuum pass also cleans the HNSW tables' indexes (ANN_TABLES), a hold of seconds. */
+const FULL_VACUUM_EVERY_MS = 6 * 3_600_000;
 const CHECKPOINT_EVERY_MS = 300_000;
 const ANALYZE_STATISTICS_TARGET = 10;
 
@@ -31,8 +33,8 @@ const ANALYZE_STATISTICS_TARGET = 10;
  * Every VACUUM_EVERY_MS, tables past autovacuum's vacuum threshold (50 dead rows + 20% of the
  * table) are vacuumed, so deleted and updated rows (forget, TTL, dream, BullMQ's job rows) free
  * their space for new rows instead of growing pgdata; index cleanup is left to VACUUM's own
- * judgement (INDEX_CLEANUP AUTO skips it while few pages have dead rows, which keeps the HNSW
- * index out of most passes). Every CHECKPOINT_EVERY_MS a CHECKPOINT bounds the WAL a restart
+ * judgement (INDEX_CLEANUP AUTO skips it while few pages have dead rows), except on the tables with
+ * an HNSW index, whose indexes are cleaned every FULL_VACUUM_EVERY_MS only (ANN_TABLES). Every CHECKPOINT_EVERY_MS a CHECKPOINT bounds the WAL a restart
  * after a crash replays (embedded.ts keeps max_wal_size small for the same reason).
  */
 export class AutoAnalyze {
@@ -44,6 +46,7 @@ export class AutoAnalyze {
   readonly #annIndex: { dims: number; minRows: number } | undefined;
   #annPending: VectorTable[] = [...VECTOR_TABLES];
   #lastVacuum = Date.now();
+  #lastFullVacuum = Date.now();
   #lastCheckpoint = Date.now();
 
   constructor(db: Db, log: Logger, intervalMs: number, annIndex?: { dims: number; minRows: number }) {
@@ -70,7 +73,9 @@ export class AutoAnalyze {
         }
         if (Date.now() - this.#lastVacuum >= VACUUM_EVERY_MS) {
           this.#lastVacuum = Date.now();
-          const vacuumed = await vacuumChangedTables(this.#db);
+          const indexCleanup = Date.now() - this.#lastFullVacuum >= FULL_VACUUM_EVERY_MS;
+          if (indexCleanup) this.#lastFullVacuum = Date.now();
+          const vacuumed = await vacuumChangedTables(this.#db, { indexCleanup });
           if (vacuumed.length > 0) this.#log.info({ tables: vacuumed.map((v) => v.name), ms: vacuumed.map((v) => v.ms) }, 'vacuumed');
         }
         if (Date.now() - this.#lastCheckpoint >= CHECKPOINT_EVERY_MS) {
@@ -124,12 +129,26 @@ export async function analyzeChangedTables(db: Db): Promise<string[]> {
   return names;
 }
 
+/**
+ * Tables with HNSW indexes. Their index cleanup walks and repairs the whole graph: at 20,000 chunks
+ * of one user a `VACUUM (INDEX_CLEANUP AUTO)` of `chunks` held PGlite's one thread — the API's
+ * too — for 5.7–14.0 s (soak, 2026-12-04). The regular pass vacuums them without index cleanup
+ * (dead rows' space is freed, their index entries and line pointers stay); a pass with
+ * `indexCleanup` (AutoAnalyze: every FULL_VACUUM_EVERY_MS) cleans their indexes too.
+ */
+const ANN_TABLES = new Set(['public.chunks', 'public.memories']);
+
+/** The VACUUM of one table: HNSW tables skip index cleanup unless `indexCleanup`. */
+export function vacuumStatement(name: string, indexCleanup: boolean): string {
+  return `VACUUM (INDEX_CLEANUP ${indexCleanup || !ANN_TABLES.has(name) ? 'AUTO' : 'OFF'}) ${name}`;
+}
+
 /** VACUUMs the tables past autovacuum's vacuum threshold, one at a time; returns them with how long each took. */
-export async function vacuumChangedTables(db: Db): Promise<Array<{ name: string; ms: number }>> {
+export async function vacuumChangedTables(db: Db, opts: { indexCleanup: boolean } = { indexCleanup: true }): Promise<Array<{ name: string; ms: number }>> {
   const done: Array<{ name: string; ms: number }> = [];
   for (const name of await tablesPast(db, 'n_dead_tup', 0.2)) {
     const start = performance.now();
-    await db.query(`VACUUM (INDEX_CLEANUP AUTO) ${name}`);
+    await db.query(vacuumStatement(name, opts.indexCleanup));
     done.push({ name, ms: Math.round(performance.now() - start) });
   }
   return done;
