@@ -7,6 +7,7 @@ import { MAINTENANCE_TASKS } from '../src/queue/scheduler.js';
 import { TRIAGE_BATCH } from '../src/queue/triage-jobs.js';
 import { requeueStoredEvents } from '../workers/maintenance/requeue.js';
 import { requeueLostWork } from '../workers/maintenance/lost-jobs.js';
+import { findUnfinished, stillUnfinished } from '../src/db/sql/lost-work.js';
 import { enqueueAll } from '../src/queue/enqueue.js';
 import { chunkJob } from '../workers/chunk/schema.js';
 import { triage as triageStage } from '../workers/triage/handler.js';
@@ -235,5 +236,24 @@ describe('requeue task on the PostgreSQL queue backend', () => {
     expect((await allJobs(m.deps.queues.get('extract') as unknown as Queue)).map((j) => j.data.extractKey)).toEqual(['session:lost']);
     // now every one of them is held by a live job
     expect((await requeueLostWork(m.deps, 0)).requeued).toBe(0);
+  });
+
+  it('calls lost only events that did not move while the queues were read', async () => {
+    // Read as unfinished, then carried through every remaining stage before the queues are read
+    // (so no live job holds them any more): finished, not lost. One that did not move is lost.
+    await withTenant(m.deps.db, 'default', async (tx) => {
+      const { rows } = await tx.query<{ id: string }>(
+        `INSERT INTO events (idem_key, content, content_hash, status, received_at, enqueued_at)
+         SELECT 'moving-' || g, 'moving', 'h', 'received', now() - interval '1 hour', now() - interval '1 hour' FROM generate_series(1, 3) g
+         RETURNING id`,
+      );
+      const ids = rows.map((r) => r.id);
+      const read = (await findUnfinished(tx, 0, 60_000, 100_000)).filter((e) => ids.includes(e.id));
+      expect(read.map((e) => e.id).sort()).toEqual([...ids].sort());
+      await tx.query(`UPDATE events SET status = 'done' WHERE id = $1`, [ids[0]]);
+      await tx.query(`UPDATE events SET status = 'triaged' WHERE id = $1`, [ids[1]]);
+      expect((await stillUnfinished(tx, read)).map((e) => e.id)).toEqual([ids[2]]);
+      await tx.query(`DELETE FROM events WHERE id = ANY($1::uuid[])`, [ids]);
+    });
   });
 });

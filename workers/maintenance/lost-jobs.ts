@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { listTenants, withTenant } from '../../src/db/pool.js';
-import { findUnfinished, type UnfinishedEvent } from '../../src/db/sql/lost-work.js';
+import { findUnfinished, stillUnfinished, type UnfinishedEvent } from '../../src/db/sql/lost-work.js';
 import type { Deps } from '../../src/deps.js';
 import { enqueueAll } from '../../src/queue/enqueue.js';
 import type { QueueName } from '../../src/queue/names.js';
@@ -31,7 +31,8 @@ interface Coverage {
 /**
  * Every event or extraction key some live job of the pipeline still holds. Read in flow order,
  * after the unfinished events were read: a job that moves an event on enqueues the next stage's
- * job before it completes, so an event in flight is seen in its current queue or a later one.
+ * job before it completes, so an event in flight is seen in its current queue or a later one,
+ * unless it went through the last stage meanwhile (the caller re-reads the events afterwards).
  * Reads are not atomic (a retry moves a job back from active to delayed), so the caller reads
  * twice and calls lost only what neither read saw.
  */
@@ -107,11 +108,13 @@ export async function requeueLostWork(deps: Deps, graceMs: number): Promise<{ re
   let requeued = 0;
   let jobs = 0;
   for (const [tenantId, rows] of unfinished) {
-    const lost = rows.filter((e) =>
+    const uncovered = rows.filter((e) =>
       e.status === 'embedded' || e.status === 'extracting'
         ? e.extract_key !== null && !cover.keys.has(`${tenantId}\u0000${e.extract_key}`)
         : !cover.events.has(e.id),
     );
+    // an event read before the queues may have gone through every stage since: not lost, finished
+    const lost = await withTenant(deps.db, tenantId, (tx) => stillUnfinished(tx, uncovered));
     if (lost.length === 0) continue;
     const next = jobsFor(deps, tenantId, lost);
     await enqueueAll(deps.queues, next);

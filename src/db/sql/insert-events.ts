@@ -167,10 +167,10 @@ export async function markProcessedEnqueued(tx: Queryable): Promise<void> {
   await tx.query(`UPDATE events SET enqueued_at = now() WHERE enqueued_at IS NULL AND status <> 'received'`);
 }
 
-/** Events stored but never handed to the queue, oldest first (crash or queue outage between commit and enqueue). */
+/** Events stored but never handed to the queue, oldest first (crash or queue outage between commit and enqueue); one a job has claimed since is not. */
 export async function findNotEnqueued(tx: Queryable, olderThanMs: number, limit: number): Promise<Array<{ id: string; priority: number | null }>> {
   const { rows } = await tx.query<{ id: string; priority: number | null }>(
-    `SELECT id, priority FROM events WHERE enqueued_at IS NULL AND received_at < now() - ($1::int * interval '1 millisecond')
+    `SELECT id, priority FROM events WHERE enqueued_at IS NULL AND status = 'received' AND received_at < now() - ($1::int * interval '1 millisecond')
      ORDER BY received_at LIMIT $2`,
     [olderThanMs, limit],
   );

@@ -24,3 +24,22 @@ export async function findUnfinished(tx: Queryable, olderThanMs: number, claimLe
   );
   return rows;
 }
+
+/**
+ * Of `rows` (read earlier by findUnfinished), those still in the state they were read in. A job
+ * can carry an event through every remaining stage while the caller reads the queues, and is then
+ * in none of them: only an event that did not move while the queues were read and that no live
+ * job holds is lost.
+ */
+export async function stillUnfinished(tx: Queryable, rows: UnfinishedEvent[]): Promise<UnfinishedEvent[]> {
+  if (rows.length === 0) return [];
+  const { rows: now } = await tx.query<{ id: string; status: string; extract_key: string | null }>(
+    `SELECT id, status, extract_key FROM events WHERE id = ANY($1::uuid[])`,
+    [rows.map((r) => r.id)],
+  );
+  const current = new Map(now.map((r) => [r.id, r]));
+  return rows.filter((r) => {
+    const c = current.get(r.id);
+    return c !== undefined && c.status === r.status && c.extract_key === r.extract_key;
+  });
+}
