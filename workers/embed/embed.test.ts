@@ -82,6 +82,30 @@ describe.each([{ redis: false }, { redis: true }])('embed stage with an OpenAI-c
     expect(next.every((n) => n.stage === 'extract' && n.opts?.deduplication !== undefined)).toBe(true);
   });
 
+  it('writes a long session in several transactions with the key vectors of one: own + 0.5 previous + 0.3 next', async () => {
+    // 75 turns: more than two of the embed stage's transactions, so neighbours cross their boundaries.
+    const ids = await chunked(
+      Array.from({ length: 75 }, (_, i) => ({ session_id: 'emb-long', content: `Turn ${i}: the runbook step ${i} is about shard ${i % 7}.` })),
+    );
+    const { result } = await runStage(m.deps, embed, { tenantId: TENANT, eventIds: ids });
+    expect(result.embedded).toBe(75);
+    const rows = await sql<{ own: string; key: string }>(
+      m.deps.db,
+      `SELECT own_embedding::text AS own, embedding::text AS key FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY occurred_at, event_seq, idx`,
+      [ids],
+    );
+    expect(rows).toHaveLength(75);
+    const own = rows.map((r) => fromVectorSql(r.own));
+    const off: number[] = [];
+    rows.forEach((r, i) => {
+      const key = fromVectorSql(r.key);
+      const want = own[i]!.map((x, d) => x + 0.5 * (own[i - 1]?.[d] ?? 0) + 0.3 * (own[i + 1]?.[d] ?? 0));
+      if (key.some((x, d) => Math.abs(x - (want[d] as number)) > 1e-4)) off.push(i);
+    });
+    expect(off).toEqual([]);
+    for (const id of ids) expect(await statusOf(id)).toBe('embedded');
+  });
+
   it('is a no-op on replay: a second run, or a completed job re-added under a new id, makes zero provider calls and writes nothing', async () => {
     const ids = await chunked([{ session_id: 'emb-3', content: 'The cluster runs in Frankfurt.' }]);
     await runStage(m.deps, embed, { tenantId: TENANT, eventIds: ids });

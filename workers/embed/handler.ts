@@ -7,6 +7,12 @@ import { extractJob } from '../extract/schema.js';
 import { EmbedInput, embedKey } from './schema.js';
 
 /**
+ * Chunks whose vectors one transaction writes: ~2-5 ms each at 20,000 chunks of a user (the row's
+ * and its neighbours' HNSW inserts), so a transaction stays near 100 ms.
+ */
+const VECTORS_PER_TRANSACTION = 32;
+
+/**
  * Vectors for the chunks of a batch of events. Texts of concurrent jobs are coalesced into one
  * provider call; identical texts hit the cache; a replay finds no chunk without a vector and makes
  * no provider call.
@@ -24,14 +30,18 @@ export const embed = defineStage({
       embeddings,
       todo.map((c) => c.content),
     );
-    // The next stage is read from stored state in the same transaction (also on a replay).
+    const rows = todo.map((c, i) => ({ id: c.id, vector: vectors[i] as number[] }));
+    // Vectors in short transactions (each row is an HNSW insert for itself and its neighbours'
+    // keys; on the embedded database a transaction holds the one session the API needs too). A
+    // crash between them leaves the rest without vectors, which a replay finds and writes.
+    const last = Math.max(0, rows.length - (rows.length % VECTORS_PER_TRANSACTION || VECTORS_PER_TRANSACTION));
+    for (let i = 0; i < last; i += VECTORS_PER_TRANSACTION) {
+      const slice = rows.slice(i, i + VECTORS_PER_TRANSACTION);
+      await withTenant(deps.db, tenantId, (tx) => writeChunkVectors(tx, slice, embeddings.model, embeddings.dimensions));
+    }
+    // The next stage is read from stored state in the same transaction as the last vectors (also on a replay).
     const pending = await withTenant(deps.db, tenantId, async (tx) => {
-      await writeChunkVectors(
-        tx,
-        todo.map((c, i) => ({ id: c.id, vector: vectors[i] as number[] })),
-        embeddings.model,
-        embeddings.dimensions,
-      );
+      await writeChunkVectors(tx, rows.slice(last), embeddings.model, embeddings.dimensions);
       await markEmbedded(tx, eventIds);
       return pendingExtractions(tx, eventIds);
     });
