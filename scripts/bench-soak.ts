@@ -4,7 +4,8 @@
  * 100 sessions, most of them near-duplicates of a few hundred statements, plus 100 other users'
  * events; some events carry a 30 s TTL. Schedules are short (dream checks every 5 s, TTL sweep and
  * decay every 20 s) so every kind of background run happens during the soak. While the events go
- * in and until all background work is done, probes post single events and recall, and time them.
+ * in and until all background work is done, probes in a process of their own (scripts/soak-probes.mjs)
+ * post single events and recall, and time them.
  *
  * Run: npm run bench:soak [-- --events 20000 --sessions 100 --others 100 --per-other 20 --rate 250]
  *
@@ -12,14 +13,16 @@
  * while background work runs; the longest time one connection held the database for background
  * work and for the API (the session queue's figures, startup excluded), and the background turns
  * over 100 ms; dream runs and their batches; peak and idle RSS of this process (memloom and the
- * light load generator); pgdata size (and WAL) against the raw content posted. Done means: every
+ * light load generator; the probes run apart); pgdata size (and WAL) against the raw content posted. Done means: every
  * event processed, no dream backlog or undreamed scope left, a TTL sweep and a decay run completed
  * after the pipeline drained, and no failed maintenance or dream job.
  */
 import '../src/v8-flags.mjs';
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { startTestMemloom, type TestMemloom } from '../test/support/memloom.js';
@@ -161,36 +164,15 @@ async function main(): Promise<void> {
   let peak = rssMb();
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 500);
 
-  // Probes: single events and recalls, all the time until the end.
-  const postLat: number[] = [];
-  const recallLat: number[] = [];
-  let probing = true;
-  const probe = async (every: number, fn: (i: number) => Promise<number>, into: number[]) => {
-    for (let i = 0; probing; i++) {
-      into.push(await fn(i));
-      await sleep(every);
-    }
-  };
-  const queries = [
-    'which database did we choose for the billing service',
-    'who owns the payments API',
-    'where does the search service run',
-    'what dashboards do I prefer',
-  ];
-  const probes = [
-    probe(
-      200,
-      (i) =>
-        post(`${m.url}/v1/events`, {
-          id: `probe-${i}`,
-          user_id: 'probe',
-          session_id: 'probe',
-          content: `probe event ${i}: we decided to keep ${pick(TOOLS)}.`,
-        }),
-      postLat,
-    ),
-    probe(500, (i) => post(`${m.url}/v1/recall`, { query: queries[i % queries.length], user_id: 'main', limit: 10 }), recallLat),
-  ];
+  // Probes: single events and recalls, all the time until the end, from a process of their own.
+  const probes = fork(fileURLToPath(new URL('./soak-probes.mjs', import.meta.url)), [m.url], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const probed = new Promise<{ post: number[]; recall: number[] }>((resolve, reject) => {
+    probes.once('message', (msg: { post?: number[]; recall?: number[]; error?: string }) =>
+      msg.error ? reject(new Error(`probes: ${msg.error}`)) : resolve({ post: msg.post ?? [], recall: msg.recall ?? [] }),
+    );
+    probes.once('exit', (code) => reject(new Error(`the probe process exited with ${code} before reporting`)));
+  });
+  probed.catch(() => undefined); // awaited below
 
   // The load: every event once, in batches of 100 at RATE events/s, the other users interleaved.
   const all = [...mainEvents, ...others]
@@ -209,8 +191,8 @@ async function main(): Promise<void> {
   const drainedAt = Date.now();
   await waitUntil(() => settled(m, drainedAt));
   const finished = performance.now();
-  probing = false;
-  await Promise.all(probes);
+  probes.send('stop');
+  const { post: postLat, recall: recallLat } = await probed;
   clearInterval(sampler);
   const hold = embedded.sessionStats();
 
