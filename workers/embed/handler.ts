@@ -10,7 +10,7 @@ import { EmbedInput, embedKey } from './schema.js';
  * Chunks whose vectors one transaction writes: ~2-5 ms each at 20,000 chunks of a user (the row's
  * and its neighbours' HNSW inserts), so a transaction stays near 100 ms.
  */
-const VECTORS_PER_TRANSACTION = 32;
+const VECTORS_PER_TRANSACTION = 16;
 
 /**
  * Vectors for the chunks of a batch of events. Texts of concurrent jobs are coalesced into one
