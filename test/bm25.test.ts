@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
+import { keywordSearch, rareTerms } from '../src/db/sql/recall-bm25.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/server-mode.js';
 import { SERVER_MODE } from './support/server-db.js';
@@ -132,6 +133,39 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       expect((await postJson(`${m.url}/v1/forget`, { session_id: 'garden' }, auth('acme'))).status).toBe(200);
       await expectExact('acme');
       expect(await sql('acme', `SELECT * FROM bm25_sessions WHERE session_id = 'garden'`)).toEqual([]);
+    });
+  });
+
+  describe('keyword search in a large scope', () => {
+    it('preselects through the rare terms only when that gives the rows a scan of every matching row gives', async () => {
+      // 1,500 memories of one user: every one says alpha, half beta, a third gamma, a few zeta or eta;
+      // repetitions vary, so bounds and scores differ between rows.
+      await sql(
+        'acme',
+        `INSERT INTO memories (kind, content, content_hash, fts, user_id, occurred_at, valid_from)
+         SELECT 'fact', c, md5(c), to_tsvector('simple', c), 'big', now(), now() FROM (
+           SELECT concat_ws(' ', repeat('alpha ', 1 + g % 3), CASE WHEN g % 2 = 0 THEN repeat('beta ', 1 + g % 5) END,
+                  CASE WHEN g % 3 = 0 THEN 'gamma' END, CASE WHEN g % 37 = 0 THEN repeat('zeta ', 1 + g % 4) END,
+                  CASE WHEN g % 25 = 1 THEN 'eta' END, 'filler' || (g % 11), 'row' || g) AS c
+           FROM generate_series(1, 1500) g) x`,
+      );
+      const queries = ['zeta alpha beta', 'eta gamma alpha', 'alpha beta', 'zeta alpha', 'gamma beta eta zeta'];
+      for (const q of queries) {
+        const search = (candidates: 'rare-first' | 'all') =>
+          withTenant(m.deps.db, 'acme', (tx) => keywordSearch(tx, 'memories', { userId: 'big' }, q, 10, 0, { candidates }));
+        const [fast, full] = [await search('rare-first'), await search('all')];
+        expect(fast.length, q).toBe(10);
+        expect(fast, q).toEqual(full);
+      }
+    });
+
+    it('splits off the rarest terms that fit the budget, and bounds a row without them by the rest', () => {
+      const t = (term: string, df: number, w: number) => ({ term, df, w, avgdl: 5, n: 1500 });
+      expect(rareTerms([t('alpha', 1500, 0.01), t('zeta', 40, 3.6), t('beta', 750, 0.7)], 800)).toEqual({ rare: ['zeta', 'beta'], restBound: 0.01 });
+      expect(rareTerms([t('alpha', 1500, 0.01), t('zeta', 40, 3.6), t('nowhere', 0, 7.9)], 800)).toEqual({ rare: ['nowhere', 'zeta'], restBound: 0.01 });
+      // nothing rare enough, or everything fits: no split
+      expect(rareTerms([t('alpha', 1500, 0.01), t('beta', 900, 0.5)], 800)).toBeUndefined();
+      expect(rareTerms([t('zeta', 40, 3.6), t('beta', 700, 0.7)], 800)).toBeUndefined();
     });
   });
 

@@ -22,6 +22,13 @@ export const PRESELECT_MIN = 200;
 /** Rows scored exactly per hit asked for, above PRESELECT_MIN (docs/recall.md). */
 export const PRESELECT_PER_HIT = 2;
 
+/**
+ * The rare-term pass (keywordSearch) reads at most this many rows per preselected row, or this
+ * share of the scope, whichever is more.
+ */
+const RARE_ROWS_PER_KEEP = 4;
+const RARE_SHARE = 1 / 3;
+
 /** Okapi BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -49,7 +56,15 @@ function scopeOfStats(f: RecallScope, p: Params): string {
  * `sessionWeight` times the session's normalised score to the chunk's normalised score.
  * `queryDoc` is the query's ftsDocument; no lexeme, no hits.
  */
-export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope, queryDoc: string, k: number, sessionWeight = 0): Promise<KeywordHit[]> {
+export async function keywordSearch(
+  tx: Queryable,
+  table: Table,
+  f: RecallScope,
+  queryDoc: string,
+  k: number,
+  sessionWeight = 0,
+  opts: { candidates?: 'rare-first' | 'all' } = {},
+): Promise<KeywordHit[]> {
   if (queryDoc.trim() === '') return [];
   const terms = await termWeights(tx, table, f, queryDoc);
   if (terms.length === 0) return [];
@@ -74,7 +89,27 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
           : `CASE WHEN ${a}.fts @@ plainto_tsquery('simple', ${term}) THEN ${t.w} ELSE 0 END`;
       })
       .join(' + ');
-  const preselect = (terms[0]?.n ?? 0) > keep ? `ORDER BY ${bound()} DESC LIMIT ${p.add(keep)}` : '';
+  const large = (terms[0]?.n ?? 0) > keep;
+  // Ties go to the longer key (at equal idf sums, it is the one more likely to hold a term more
+  // than once, e.g. in a neighbour's turn too), then to the id: one order for both ways of
+  // preselecting.
+  const preselect = large ? `ORDER BY ${bound()} DESC, ${a}.fts_len DESC, ${a}.id LIMIT ${p.add(keep)}` : '';
+  const columns = `${a}.id, ${a}.fts, ${a}.fts_len, ${chunks ? 'c.session_id' : 'NULL::text AS session_id'}, coalesce(${a}.user_id, '') AS uk, ${a}.dataset`;
+  // In a large scope, rows holding a rare query term are read through the full-text index first:
+  // when `keep` of them bound more than a row without any rare term can reach, they are the
+  // preselection (the same rows, MaxScore's argument), and the scan of every row matching a common
+  // term is skipped; otherwise that scan runs as before.
+  const split = large && opts.candidates !== 'all' ? rareTerms(terms, Math.max(RARE_ROWS_PER_KEEP * keep, (terms[0]?.n ?? 0) * RARE_SHARE)) : undefined;
+  const pre = split
+    ? `qr AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery AS q FROM unnest(${p.add(split.rare)}::text[]) t),
+     rare AS MATERIALIZED (
+       SELECT ${columns}, ${bound()} AS b FROM ${table} ${a}, qr q WHERE ${scope} ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}),
+     enough AS MATERIALIZED (SELECT count(*) >= ${p.add(keep)} AND min(b) > ${p.add(split.restBound)}::float8 AS ok FROM rare),
+     pre AS MATERIALIZED (
+       SELECT id, fts, fts_len, session_id, uk, dataset FROM rare WHERE (SELECT ok FROM enough)
+       UNION ALL
+       (SELECT ${columns} FROM ${table} ${a}, q WHERE ${scope} AND NOT (SELECT ok FROM enough) ${preselect}))`
+    : `pre AS MATERIALIZED (SELECT ${columns} FROM ${table} ${a}, q WHERE ${scope} ${preselect})`;
   const statsScope = chunks ? scopeOfStats(f, p) : '';
   // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
   const sessionCtes = chunks
@@ -92,9 +127,7 @@ export async function keywordSearch(tx: Queryable, table: Table, f: RecallScope,
   const { rows } = await tx.query<KeywordHit>(
     `WITH q AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery AS q FROM unnest(${lexemes}::text[]) t),
      idf AS MATERIALIZED (SELECT * FROM unnest(${lexemes}::text[], ${p.add(terms.map((t) => t.w))}::float8[]) AS x(term, w)),
-     pre AS MATERIALIZED (
-       SELECT ${a}.id, ${a}.fts, ${a}.fts_len, ${chunks ? 'c.session_id' : 'NULL::text AS session_id'}, coalesce(${a}.user_id, '') AS uk, ${a}.dataset
-       FROM ${table} ${a}, q WHERE ${scope} ${preselect}),
+     ${pre},
      cand AS MATERIALIZED (
        SELECT id, fts_len, session_id, uk, dataset, ts_delete(fts, tsvector_to_array(ts_delete(fts, ${lexemes}::text[]))) AS hit FROM pre),
      tf AS MATERIALIZED (
@@ -120,25 +153,46 @@ function ownTextQuery(lexeme: string): string {
   return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':D`;
 }
 
+interface TermWeight {
+  term: string;
+  /** idf in the scope. */
+  w: number;
+  /** Documents of the scope that hold the term. */
+  df: number;
+  avgdl: number;
+  /** Documents in the scope. */
+  n: number;
+}
+
+/**
+ * The query's rarest terms whose documents are few enough to read through the full-text index
+ * (at most `budget` together, by the scope's document frequencies), and the most the bound of a
+ * row without any of them can be: the idf sum of the other terms. Undefined when that split
+ * would read (nearly) everything anyway.
+ */
+export function rareTerms(terms: TermWeight[], budget: number): { rare: string[]; restBound: number } | undefined {
+  const byIdf = [...terms].sort((a, b) => b.w - a.w || a.term.localeCompare(b.term));
+  let rows = 0;
+  let i = 0;
+  while (i < byIdf.length && rows + (byIdf[i] as TermWeight).df <= budget) rows += (byIdf[i++] as TermWeight).df;
+  if (rows === 0 || i === byIdf.length) return undefined;
+  return { rare: byIdf.slice(0, i).map((t) => t.term), restBound: byIdf.slice(i).reduce((sum, t) => sum + t.w, 0) };
+}
+
 /** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */
-async function termWeights(
-  tx: Queryable,
-  table: Table,
-  f: RecallScope,
-  queryDoc: string,
-): Promise<Array<{ term: string; w: number; avgdl: number; n: number }>> {
+async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<TermWeight[]> {
   const p = new Params();
   const doc = p.add(queryDoc);
   const corpus = p.add(table);
   const scope = scopeOfStats(f, p);
-  const { rows } = await tx.query<{ term: string; w: number; avgdl: number; n: number }>(
+  const { rows } = await tx.query<TermWeight>(
     `WITH lex AS (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
      st AS (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), 1)::float8 AS avgdl
             FROM bm25_docs WHERE corpus = ${corpus} ${scope})
-     SELECT l.term, ln(1 + (st.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) AS w, st.avgdl, st.n FROM lex l CROSS JOIN st
+     SELECT l.term, ln(1 + (st.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) AS w, coalesce(d.df, 0) AS df, st.avgdl, st.n FROM lex l CROSS JOIN st
      LEFT JOIN (SELECT term, sum(df)::float8 AS df FROM bm25_terms WHERE corpus = ${corpus} AND term IN (SELECT term FROM lex) ${scope} GROUP BY term) d USING (term)
      ORDER BY l.term`,
     p.values,
   );
-  return rows.map((r) => ({ term: r.term, w: Number(r.w), avgdl: Number(r.avgdl), n: Number(r.n) }));
+  return rows.map((r) => ({ term: r.term, w: Number(r.w), df: Number(r.df), avgdl: Number(r.avgdl), n: Number(r.n) }));
 }
