@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
-import { keywordSearch, rareTerms } from '../src/db/sql/recall-bm25.js';
+import { keywordSearch, rareTerms, termWeights } from '../src/db/sql/recall-bm25.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/server-mode.js';
 import { SERVER_MODE } from './support/server-db.js';
@@ -138,34 +138,48 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
 
   describe('keyword search in a large scope', () => {
     it('preselects through the rare terms only when that gives the rows a scan of every matching row gives', async () => {
-      // 1,500 memories of one user: every one says alpha, half beta, a third gamma, a few zeta or eta;
-      // repetitions vary, so bounds and scores differ between rows.
+      // 2,000 memories of one user: every one says alpha, half beta, a third gamma, a few zeta or eta,
+      // and omega / omegb always together (so their rows count twice in the estimate); repetitions
+      // vary, so bounds and scores differ between rows.
       await sql(
         'acme',
         `INSERT INTO memories (kind, content, content_hash, fts, user_id, occurred_at, valid_from)
          SELECT 'fact', c, md5(c), to_tsvector('simple', c), 'big', now(), now() FROM (
            SELECT concat_ws(' ', repeat('alpha ', 1 + g % 3), CASE WHEN g % 2 = 0 THEN repeat('beta ', 1 + g % 5) END,
                   CASE WHEN g % 3 = 0 THEN 'gamma' END, CASE WHEN g % 37 = 0 THEN repeat('zeta ', 1 + g % 4) END,
-                  CASE WHEN g % 25 = 1 THEN 'eta' END, 'filler' || (g % 11), 'row' || g) AS c
-           FROM generate_series(1, 1500) g) x`,
+                  CASE WHEN g % 25 = 1 THEN 'eta' END, CASE WHEN g % 16 = 3 THEN 'omega omegb' END, 'filler' || (g % 11), 'row' || g) AS c
+           FROM generate_series(1, 2000) g) x`,
       );
-      const queries = ['zeta alpha beta', 'eta gamma alpha', 'alpha beta', 'zeta alpha', 'gamma beta eta zeta'];
-      for (const q of queries) {
-        const search = (candidates: 'rare-first' | 'all') =>
-          withTenant(m.deps.db, 'acme', (tx) => keywordSearch(tx, 'memories', { userId: 'big' }, q, 10, 0, { candidates }));
-        const [fast, full] = [await search('rare-first'), await search('all')];
+      const paths: Record<string, string> = {};
+      for (const q of ['alpha gamma eta', 'gamma eta beta alpha', 'omega omegb alpha beta', 'zeta alpha beta', 'alpha beta']) {
+        const [fast, full, split] = await withTenant(m.deps.db, 'acme', async (tx) => [
+          await keywordSearch(tx, 'memories', { userId: 'big' }, q, 10, 0, { candidates: 'rare-first' }),
+          await keywordSearch(tx, 'memories', { userId: 'big' }, q, 10, 0, { candidates: 'all' }),
+          rareTerms(await termWeights(tx, 'memories', { userId: 'big' }, q), 200),
+        ]);
+        paths[q] = split ? split.rare.join(' ') : 'none';
         expect(fast.length, q).toBe(10);
         expect(fast, q).toEqual(full);
       }
+      // the rare pass is kept for the first two, falls back on the third (125 rows, counted twice)
+      expect(paths).toEqual({
+        'alpha gamma eta': 'eta gamma',
+        'gamma eta beta alpha': 'eta gamma',
+        'omega omegb alpha beta': 'omega omegb',
+        'zeta alpha beta': 'none',
+        'alpha beta': 'none',
+      });
     });
 
     it('splits off the rarest terms that fit the budget, and bounds a row without them by the rest', () => {
-      const t = (term: string, df: number, w: number) => ({ term, df, w, avgdl: 5, n: 1500 });
-      expect(rareTerms([t('alpha', 1500, 0.01), t('zeta', 40, 3.6), t('beta', 750, 0.7)], 800)).toEqual({ rare: ['zeta', 'beta'], restBound: 0.01 });
-      expect(rareTerms([t('alpha', 1500, 0.01), t('zeta', 40, 3.6), t('nowhere', 0, 7.9)], 800)).toEqual({ rare: ['nowhere', 'zeta'], restBound: 0.01 });
-      // nothing rare enough, or everything fits: no split
-      expect(rareTerms([t('alpha', 1500, 0.01), t('beta', 900, 0.5)], 800)).toBeUndefined();
-      expect(rareTerms([t('zeta', 40, 3.6), t('beta', 700, 0.7)], 800)).toBeUndefined();
+      const t = (term: string, df: number, w: number, n = 2000) => ({ term, df, w, avgdl: 5, n });
+      expect(rareTerms([t('alpha', 2000, 0.01), t('zeta', 40, 3.6), t('beta', 750, 0.7)], 200)).toEqual({ rare: ['zeta', 'beta'], restBound: 0.01 });
+      expect(rareTerms([t('alpha', 2000, 0.01), t('zeta', 240, 2.1), t('nowhere', 0, 7.9)], 200)).toEqual({ rare: ['nowhere', 'zeta'], restBound: 0.01 });
+      // rare terms in fewer rows than the preselection keeps, nothing rare enough, everything fits, a small scope: no split
+      expect(rareTerms([t('alpha', 2000, 0.01), t('zeta', 40, 3.6), t('nowhere', 0, 7.9)], 200)).toBeUndefined();
+      expect(rareTerms([t('alpha', 2000, 0.01), t('beta', 900, 0.5)], 200)).toBeUndefined();
+      expect(rareTerms([t('zeta', 240, 2.1), t('beta', 500, 0.7)], 200)).toBeUndefined();
+      expect(rareTerms([t('alpha', 1500, 0.01, 1500), t('zeta', 240, 2.1, 1500)], 200)).toBeUndefined();
     });
   });
 

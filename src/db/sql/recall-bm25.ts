@@ -23,11 +23,13 @@ export const PRESELECT_MIN = 200;
 export const PRESELECT_PER_HIT = 2;
 
 /**
- * The rare-term pass (keywordSearch) reads at most this many rows per preselected row, or this
- * share of the scope, whichever is more.
+ * The rare-term pass (keywordSearch, rareTerms) reads at most this many rows per preselected row,
+ * or this share of the scope, whichever is more; only in a scope of more than
+ * RARE_MIN_SCOPE_PER_KEEP rows per preselected row.
  */
 const RARE_ROWS_PER_KEEP = 4;
 const RARE_SHARE = 1 / 3;
+const RARE_MIN_SCOPE_PER_KEEP = 8;
 
 /** Okapi BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;
@@ -99,7 +101,7 @@ export async function keywordSearch(
   // when `keep` of them bound more than a row without any rare term can reach, they are the
   // preselection (the same rows, MaxScore's argument), and the scan of every row matching a common
   // term is skipped; otherwise that scan runs as before.
-  const split = large && opts.candidates !== 'all' ? rareTerms(terms, Math.max(RARE_ROWS_PER_KEEP * keep, (terms[0]?.n ?? 0) * RARE_SHARE)) : undefined;
+  const split = large && opts.candidates !== 'all' ? rareTerms(terms, keep) : undefined;
   const pre = split
     ? `qr AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery AS q FROM unnest(${p.add(split.rare)}::text[]) t),
      rare AS MATERIALIZED (
@@ -153,7 +155,7 @@ function ownTextQuery(lexeme: string): string {
   return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':D`;
 }
 
-interface TermWeight {
+export interface TermWeight {
   term: string;
   /** idf in the scope. */
   w: number;
@@ -166,21 +168,26 @@ interface TermWeight {
 
 /**
  * The query's rarest terms whose documents are few enough to read through the full-text index
- * (at most `budget` together, by the scope's document frequencies), and the most the bound of a
- * row without any of them can be: the idf sum of the other terms. Undefined when that split
- * would read (nearly) everything anyway.
+ * (together at most RARE_ROWS_PER_KEEP × `keep` or RARE_SHARE of the scope, by the scope's
+ * document frequencies, a sum that counts a row once per term it holds), and the most the bound of
+ * a row without any of them can be: the idf sum of the other terms. Undefined where the split
+ * cannot pay: a scope of at most RARE_MIN_SCOPE_PER_KEEP × `keep` rows (read whole, it is cheap),
+ * rare terms in fewer than `keep` rows (the check must fail), or no term left out.
  */
-export function rareTerms(terms: TermWeight[], budget: number): { rare: string[]; restBound: number } | undefined {
+export function rareTerms(terms: TermWeight[], keep: number): { rare: string[]; restBound: number } | undefined {
+  const n = terms[0]?.n ?? 0;
+  if (n <= RARE_MIN_SCOPE_PER_KEEP * keep) return undefined;
+  const budget = Math.max(RARE_ROWS_PER_KEEP * keep, n * RARE_SHARE);
   const byIdf = [...terms].sort((a, b) => b.w - a.w || a.term.localeCompare(b.term));
   let rows = 0;
   let i = 0;
   while (i < byIdf.length && rows + (byIdf[i] as TermWeight).df <= budget) rows += (byIdf[i++] as TermWeight).df;
-  if (rows === 0 || i === byIdf.length) return undefined;
+  if (rows < keep || i === byIdf.length) return undefined;
   return { rare: byIdf.slice(0, i).map((t) => t.term), restBound: byIdf.slice(i).reduce((sum, t) => sum + t.w, 0) };
 }
 
 /** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */
-async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<TermWeight[]> {
+export async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<TermWeight[]> {
   const p = new Params();
   const doc = p.add(queryDoc);
   const corpus = p.add(table);
