@@ -7,8 +7,9 @@ import { extractJob } from '../extract/schema.js';
 import { EmbedInput, embedKey } from './schema.js';
 
 /**
- * Chunks whose vectors one transaction writes: ~2-5 ms each at 20,000 chunks of a user (the row's
- * and its neighbours' HNSW inserts), so a transaction stays near 100 ms.
+ * Chunks whose vectors one transaction writes. Each also rewrites its neighbours' key vectors, and
+ * a rewritten row cost ~3.5 ms at 20,000 chunks of a user (the soak, `EXPLAIN ANALYZE`: nearly all
+ * of it in the update itself, index upkeep included), so a transaction stays near 100 ms.
  */
 const VECTORS_PER_TRANSACTION = 16;
 
@@ -34,14 +35,13 @@ export const embed = defineStage({
     // Vectors in short transactions (each row is an HNSW insert for itself and its neighbours'
     // keys; on the embedded database a transaction holds the one session the API needs too). A
     // crash between them leaves the rest without vectors, which a replay finds and writes.
-    const last = Math.max(0, rows.length - (rows.length % VECTORS_PER_TRANSACTION || VECTORS_PER_TRANSACTION));
-    for (let i = 0; i < last; i += VECTORS_PER_TRANSACTION) {
-      const slice = rows.slice(i, i + VECTORS_PER_TRANSACTION);
-      await withTenant(deps.db, tenantId, (tx) => writeChunkVectors(tx, slice, embeddings.model, embeddings.dimensions));
-    }
+    const slices: Array<typeof rows> = [];
+    for (let i = 0; i < rows.length; i += VECTORS_PER_TRANSACTION) slices.push(rows.slice(i, i + VECTORS_PER_TRANSACTION));
+    const final = slices.pop() ?? [];
+    for (const slice of slices) await withTenant(deps.db, tenantId, (tx) => writeChunkVectors(tx, slice, embeddings.model, embeddings.dimensions));
     // The next stage is read from stored state in the same transaction as the last vectors (also on a replay).
     const pending = await withTenant(deps.db, tenantId, async (tx) => {
-      await writeChunkVectors(tx, rows.slice(last), embeddings.model, embeddings.dimensions);
+      await writeChunkVectors(tx, final, embeddings.model, embeddings.dimensions);
       await markEmbedded(tx, eventIds);
       return pendingExtractions(tx, eventIds);
     });
