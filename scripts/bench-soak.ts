@@ -7,7 +7,8 @@
  * in and until all background work is done, probes in a process of their own (scripts/soak-probes.mjs)
  * post single events and recall, and time them.
  *
- * Run: npm run bench:soak [-- --events 20000 --sessions 100 --others 100 --per-other 20 --rate 250]
+ * Run: npm run bench:soak [-- --events 20000 --sessions 100 --others 100 --per-other 20 --rate 250 --keep]
+ * (--keep leaves the MEMLOOM_HOME in place, for EXPLAIN afterwards)
  *
  * Prints: total time; POST /v1/events p50/p95/p99 (single-event probes) and /v1/recall p50/p95
  * while background work runs; the longest time one connection held the database for background
@@ -20,7 +21,8 @@
 import '../src/v8-flags.mjs';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withTenant } from '../src/db/pool.js';
@@ -140,8 +142,11 @@ async function settled(m: TestMemloom, since: number): Promise<string | undefine
 
 async function main(): Promise<void> {
   const { main: mainEvents, others, bytes } = events();
+  const keep = process.argv.includes('--keep');
   const m = await startTestMemloom({
     inMemory: false,
+    // A home passed in is left in place by close().
+    ...(keep ? { home: await mkdtemp(path.join(os.tmpdir(), 'memloom-soak-')) } : {}),
     roles: { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: true },
     env: {
       EXTRACT_DEBOUNCE_MS: '2000',
@@ -251,7 +256,8 @@ async function main(): Promise<void> {
   line('RSS: idle before / peak / VmHWM / idle after', `${f(idleBefore, 0)} / ${f(peak, 0)} / ${f(peakRssMb(), 0)} / ${f(idleAfter, 0)} MB`);
   line('pgdata (of it WAL) / raw content', `${f(pgdata / 2 ** 20)} MB (${f(wal / 2 ** 20)} MB) / ${f(bytes / 2 ** 20, 2)} MB`);
   await m.close();
-  await rm(m.home, { recursive: true, force: true });
+  if (keep) console.error(`kept the soak's MEMLOOM_HOME: ${m.home}`);
+  else await rm(m.home, { recursive: true, force: true });
 }
 
 /** Polls `fn` until it answers undefined (done) or why it is not done yet, printed to stderr every 15 s. */

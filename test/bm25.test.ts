@@ -52,6 +52,19 @@ async function expectExact(tenant: Tenant): Promise<void> {
   const { stored, counted } = await statistics(tenant);
   expect(stored.length).toBeGreaterThan(0);
   expect(stored).toEqual(counted);
+  await expectKeyCopy(tenant);
+}
+
+/** chunk_keys, which keyword recall reads, holds exactly the chunks' keys and scope columns. */
+async function expectKeyCopy(tenant: Tenant): Promise<void> {
+  const rows = (table: string) =>
+    sql<{ l: string }>(
+      tenant,
+      `SELECT concat_ws('|', id, tenant_id, dataset, user_id, agent_id, session_id, occurred_at, fts::text, fts_len) AS l FROM ${table} ORDER BY id`,
+    );
+  const chunks = await rows('chunks');
+  expect(chunks.length).toBeGreaterThan(0);
+  expect(await rows('chunk_keys')).toEqual(chunks);
 }
 
 /** Every chunk key (text and vector) is already what a full rebuild (memloom_refresh_chunk_keys) computes. */
@@ -61,6 +74,7 @@ async function expectCanonicalKeys(tenant: Tenant): Promise<void> {
   expect(before.length).toBeGreaterThan(0);
   await sql(tenant, `SELECT memloom_refresh_chunk_keys(array_agg(id), 'all') FROM chunks`);
   expect(await keys()).toEqual(before);
+  await expectKeyCopy(tenant);
 }
 
 const turns = (user: string, session: string, texts: string[], extra: object = {}) =>

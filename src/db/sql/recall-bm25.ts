@@ -74,6 +74,9 @@ export async function keywordSearch(
   const a = table === 'memories' ? 'm' : 'c';
   const chunks = table === 'chunks';
   const lexemes = p.add(terms.map((t) => t.term));
+  // Chunk keys are read from their narrow copy (migration 20261205000000_chunk_keys): a scan of
+  // the wide `chunks` rows read content and vectors too, and decompressed each key per term.
+  const keys = chunks ? 'chunk_keys' : 'memories';
   const scope = where([`${a}.fts @@ q.q`, ...(table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p))]);
   const avgdl = p.add(terms[0]?.avgdl ?? 1);
   const sat = (tf: string, len: string, avg: string) => `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / ${avg}))`;
@@ -105,13 +108,13 @@ export async function keywordSearch(
   const pre = split
     ? `qr AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery AS q FROM unnest(${p.add(split.rare)}::text[]) t),
      rare AS MATERIALIZED (
-       SELECT ${columns}, ${bound()} AS b FROM ${table} ${a}, qr q WHERE ${scope} ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}),
+       SELECT ${columns}, ${bound()} AS b FROM ${keys} ${a}, qr q WHERE ${scope} ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}),
      enough AS MATERIALIZED (SELECT count(*) >= ${p.add(keep)} AND min(b) > ${p.add(split.restBound)}::float8 AS ok FROM rare),
      pre AS MATERIALIZED (
        SELECT id, fts, fts_len, session_id, uk, dataset FROM rare WHERE (SELECT ok FROM enough)
        UNION ALL
-       (SELECT ${columns} FROM ${table} ${a}, q WHERE ${scope} AND NOT (SELECT ok FROM enough) ${preselect}))`
-    : `pre AS MATERIALIZED (SELECT ${columns} FROM ${table} ${a}, q WHERE ${scope} ${preselect})`;
+       (SELECT ${columns} FROM ${keys} ${a}, q WHERE ${scope} AND NOT (SELECT ok FROM enough) ${preselect}))`
+    : `pre AS MATERIALIZED (SELECT ${columns} FROM ${keys} ${a}, q WHERE ${scope} ${preselect})`;
   const statsScope = chunks ? scopeOfStats(f, p) : '';
   // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
   const sessionCtes = chunks
