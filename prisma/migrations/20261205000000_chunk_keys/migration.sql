@@ -1,11 +1,11 @@
 -- Chunk BM25 reads the keys of every chunk of a scope that holds a common query term. In `chunks`
--- each key shares its row with the chunk's content and two inline vectors (3-4 kB), so the
--- toaster compresses the key, and a scan of a large user's chunks read every wide row and
--- decompressed the key once per term tested (the soak: 75 ms for 17,672 chunks, then 26 ms of
--- tests on the 9,533 that matched). `chunk_keys` holds just what keyword recall reads and filters
--- on: ~0.5 kB per row, kept uncompressed. Statement triggers on `chunks` keep it equal to
--- `chunks` in the writing transaction, whichever path writes (chunking, key refresh, import,
--- forget, TTL, cascades); its full-text index replaces the one on `chunks`, which only recall read.
+-- each key shares its row with the chunk's content and two inline 384-d vectors (3.8 kB a row in
+-- the soak, 90 MB for 22,000 chunks), so a scan of a large user's chunks read 80 MB of pages, most
+-- of them from disk (PGlite's 128 MB of shared buffers hold little else then): 75 ms for 17,672
+-- chunks in the soak, 150-210 ms under load. `chunk_keys` holds just what keyword recall reads and
+-- filters on (0.5 kB a row, 11 MB). Statement triggers on `chunks` keep it equal to `chunks` in the
+-- writing transaction, whichever path writes (chunking, key refresh, import, forget, TTL,
+-- cascades); its full-text index replaces the one on `chunks`, which only recall read.
 CREATE TABLE chunk_keys (
   tenant_id   text NOT NULL DEFAULT current_setting('app.tenant_id') REFERENCES tenants(id) ON DELETE CASCADE,
   id          uuid PRIMARY KEY,
@@ -17,7 +17,7 @@ CREATE TABLE chunk_keys (
   fts         tsvector NOT NULL,
   fts_len     real NOT NULL
 );
--- Keys stay in the row uncompressed (a compressed key is decompressed by every term test).
+-- Keys up to a page stay in the row uncompressed: a compressed key is decompressed by every term test.
 ALTER TABLE chunk_keys ALTER COLUMN fts SET STORAGE MAIN;
 ALTER TABLE chunk_keys SET (toast_tuple_target = 8160);
 CREATE INDEX chunk_keys_scope_idx ON chunk_keys (tenant_id, user_id, dataset);
