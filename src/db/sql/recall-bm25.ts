@@ -75,7 +75,7 @@ export async function keywordSearch(
   const chunks = table === 'chunks';
   const lexemes = p.add(terms.map((t) => t.term));
   // Chunk keys are read from their narrow copy (migration 20261205000000_chunk_keys): a scan of
-  // the wide `chunks` rows read content and vectors too, and decompressed each key per term.
+  // the wide `chunks` rows (content and two inline vectors, ~8x the bytes) read mostly from disk.
   const keys = chunks ? 'chunk_keys' : 'memories';
   const scope = where([`${a}.fts @@ q.q`, ...(table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p))]);
   const avgdl = p.add(terms[0]?.avgdl ?? 1);
