@@ -56,8 +56,8 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     const jobs = await triageJobsHolding(m.deps, id);
     expect(jobs.map((j) => j.data)).toEqual([{ tenantId: 'default', eventIds: [id] }]);
     expect(jobs[0]?.id).toBe(triageJobId({ tenantId: 'default', eventIds: [id] }));
-    const [marked] = await rows<{ enqueued_at: Date | null }>(m, 'default', 'SELECT enqueued_at FROM events WHERE id = $1', [id]);
-    expect(marked?.enqueued_at).toBeInstanceOf(Date);
+    // handed to the queue: no longer listed as waiting for it
+    expect(await rows(m, 'default', 'SELECT event_id FROM events_unqueued WHERE event_id = $1', [id])).toEqual([]);
   });
 
   it('answers 202 for a batch with the ids in request order', async () => {

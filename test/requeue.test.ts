@@ -65,7 +65,7 @@ describe('queue down: events are stored, then the requeue task queues each exact
     withTenant(
       m.deps.db,
       'default',
-      async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE enqueued_at IS NULL')).rows[0]?.n,
+      async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events_unqueued')).rows[0]?.n,
     );
 
   it('answers 202 with Redis stopped, and queues every event once Redis is back', async () => {
@@ -85,10 +85,16 @@ describe('queue down: events are stored, then the requeue task queues each exact
     const stored = await withTenant(
       m.deps.db,
       'default',
-      async (tx) => (await tx.query<{ id: string; enqueued_at: Date | null }>('SELECT id, enqueued_at FROM events WHERE id = ANY($1::uuid[])', [ids])).rows,
+      async (tx) =>
+        (
+          await tx.query<{ id: string; unqueued: boolean }>(
+            'SELECT id, EXISTS (SELECT 1 FROM events_unqueued u WHERE u.event_id = e.id) AS unqueued FROM events e WHERE id = ANY($1::uuid[])',
+            [ids],
+          )
+        ).rows,
     );
     expect(stored).toHaveLength(25);
-    expect(stored.every((r) => r.enqueued_at === null)).toBe(true);
+    expect(stored.every((r) => r.unqueued)).toBe(true);
 
     await redis.start();
     const first = await requeueStoredEvents(m.deps, 0);
@@ -209,6 +215,24 @@ describe('requeue task on the PostgreSQL queue backend', () => {
     expect(await queued()).toEqual([...ids].sort());
   });
 
+  it('drops the waiting rows of events a job claimed before their mark, or that were forgotten, and queues the rest', async () => {
+    const [claimed, forgotten, waiting] = await withTenant(m.deps.db, 'default', async (tx) => {
+      const { rows } = await tx.query<{ id: string }>(
+        `INSERT INTO events (idem_key, content, content_hash) SELECT 'stale-' || g, 's' || g, 'h' FROM generate_series(1, 3) g RETURNING id`,
+      );
+      const ids = rows.map((r) => r.id);
+      await tx.query(`UPDATE events SET status = 'done' WHERE id = $1`, [ids[0]]); // a job ran it before the dispatcher's mark
+      await tx.query(`DELETE FROM events WHERE id = $1`, [ids[1]]);
+      return ids;
+    });
+    const unqueued = () =>
+      withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ event_id: string }>('SELECT event_id FROM events_unqueued ORDER BY event_id')).rows);
+    expect((await unqueued()).map((r) => r.event_id)).toEqual([claimed, forgotten, waiting].sort());
+    expect((await requeueStoredEvents(m.deps, 0)).requeued).toBe(1);
+    expect(await triageJobsHolding(m.deps, waiting as string)).toHaveLength(1);
+    expect(await unqueued()).toEqual([]);
+  });
+
   it('queues unfinished events whose job the queue lost, each for the stage it needs next, and leaves held ones alone', async () => {
     const insert = (key: string, status: string, extractKey: string | null) =>
       withTenant(
@@ -248,6 +272,7 @@ describe('requeue task on the PostgreSQL queue backend', () => {
          RETURNING id`,
       );
       const ids = rows.map((r) => r.id);
+      await tx.query('DELETE FROM events_unqueued WHERE event_id = ANY($1::uuid[])', [ids]); // handed to the queue
       const read = (await findUnfinished(tx, 0, 60_000, 100_000)).filter((e) => ids.includes(e.id));
       expect(read.map((e) => e.id).sort()).toEqual([...ids].sort());
       await tx.query(`UPDATE events SET status = 'done' WHERE id = $1`, [ids[0]]);

@@ -43,13 +43,13 @@ describe('events directory watcher', () => {
     await untilCount(m, 'new.jsonl', 5);
     expect(await fromFile(m, 'new.jsonl')).toEqual([0, 1, 2, 3, 4].map((i) => ({ line: i + 1, content: `new ${i}` })));
     await m.deps.dispatcher.flush();
-    const [stored] = await query<{ id: string; enqueued_at: Date | null; source: string }>(
+    const [stored] = await query<{ id: string; unqueued: boolean; source: string }>(
       m,
       'default',
-      `SELECT id, enqueued_at, source FROM events WHERE source_ref = 'new.jsonl:1'`,
+      `SELECT id, EXISTS (SELECT 1 FROM events_unqueued u WHERE u.event_id = e.id) AS unqueued, source FROM events e WHERE source_ref = 'new.jsonl:1'`,
     );
     expect(stored?.source).toBe('file');
-    expect(stored?.enqueued_at).toBeInstanceOf(Date);
+    expect(stored?.unqueued).toBe(false);
     expect(await triageJobsHolding(m.deps, stored?.id as string)).toHaveLength(1);
   });
 

@@ -46,7 +46,8 @@ function add(map: ByTenant, tenantId: string, ids: string[]): void {
 /**
  * Hands committed events to the triage queue off the request path: ids from many requests are
  * coalesced into one triage job per tenant and flush (src/queue/triage-jobs.ts), then marked
- * enqueued. If the queue is down the ids stay unmarked and the requeue task (maintenance task
+ * enqueued (their events_unqueued rows, added when they were stored, are deleted). If the queue is
+ * down the ids stay unmarked and the requeue task (maintenance task
  * `requeue`) enqueues them later — nothing is lost. An event in two jobs (the requeue task
  * re-adding what the dispatcher added but never marked) is triaged once, by whichever job claims
  * it first.

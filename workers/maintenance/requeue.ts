@@ -1,5 +1,5 @@
 import { listTenants, withTenant } from '../../src/db/pool.js';
-import { findNotEnqueued, markEnqueued, markProcessedEnqueued } from '../../src/db/sql/insert-events.js';
+import { findNotEnqueued, markEnqueued } from '../../src/db/sql/insert-events.js';
 import type { Deps } from '../../src/deps.js';
 import { enqueueTriage } from '../../src/queue/dispatcher.js';
 import { requeueLostWork } from './lost-jobs.js';
@@ -17,16 +17,16 @@ const BATCH = 1_000;
 export async function requeueStoredEvents(deps: Deps, graceMs = GRACE_MS): Promise<{ requeued: number; lost: number }> {
   let requeued = 0;
   for (const tenantId of await listTenants(deps.db)) {
-    // an event the pipeline has moved past `received` was claimed by a job holding it: only the mark is missing
-    await withTenant(deps.db, tenantId, (tx) => markProcessedEnqueued(tx));
+    // Each pass removes the rows it scanned (enqueued and marked, or dropped as stale), so this ends.
     for (;;) {
-      const todo = await withTenant(deps.db, tenantId, (tx) => findNotEnqueued(tx, graceMs, BATCH));
-      if (todo.length === 0) break;
-      const ids = todo.map((e) => e.id);
-      await enqueueTriage(deps.queues, tenantId, ids);
-      await withTenant(deps.db, tenantId, (tx) => markEnqueued(tx, ids));
-      requeued += ids.length;
-      if (todo.length < BATCH) break;
+      const { events, scanned } = await withTenant(deps.db, tenantId, (tx) => findNotEnqueued(tx, graceMs, BATCH));
+      const ids = events.map((e) => e.id);
+      if (ids.length > 0) {
+        await enqueueTriage(deps.queues, tenantId, ids);
+        await withTenant(deps.db, tenantId, (tx) => markEnqueued(tx, ids));
+        requeued += ids.length;
+      }
+      if (scanned < BATCH) break;
     }
   }
   // Then events that reached the queue once but whose job the queue no longer has: Redis can lose

@@ -139,19 +139,16 @@ export async function insertedEvents(db: Queryable, tenantId: string, rows: Even
 }
 
 /**
- * Looks each id up by primary key and updates by ctid. A plain `id = ANY(…) AND enqueued_at IS
- * NULL` lets the planner AND the partial not-enqueued index with the tenant index (RLS) and scan
- * every unmarked event of the tenant: PGlite runs no autovacuum, so its statistics stay those of
- * an empty table. A row another transaction holds (real PostgreSQL: triage claiming it) is skipped,
- * never waited for: triage marks what it claims itself, and the requeue task re-adds an unmarked
- * event under the same job id, which is harmless.
+ * Deletes the events_unqueued rows of events handed to the queue (migration
+ * 20261205010000_events_unqueued: a trigger adds a row for every event stored as `received`).
+ * Touches no `events` row, so it never waits on triage's claim, and costs a delete of a narrow row
+ * instead of a new version of the event.
  */
 function markStatement(ids: string): string {
-  return `UPDATE events SET enqueued_at = now()
-  WHERE ctid = ANY(ARRAY(SELECT (SELECT e.ctid FROM events e WHERE e.id = x.id AND e.enqueued_at IS NULL FOR UPDATE SKIP LOCKED) FROM unnest(${ids}) AS x(id)))`;
+  return `DELETE FROM events_unqueued WHERE event_id = ANY(${ids})`;
 }
 
-/** Marks events as handed to the queue (the requeue task re-enqueues those never marked). */
+/** Marks events as handed to the queue (the requeue task enqueues those never marked). */
 export async function markEnqueued(tx: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await tx.query(markStatement('$1::uuid[]'), [ids]);
@@ -162,17 +159,27 @@ export function markEnqueuedStatement(ids: string[]): string {
   return markStatement(`ARRAY(SELECT jsonb_array_elements_text(${dollarQuoted(JSON.stringify(ids))}::jsonb)::uuid)`);
 }
 
-/** Events the pipeline has moved past `received` were queued, whatever their mark says (a mark lost to a crash or an outage). */
-export async function markProcessedEnqueued(tx: Queryable): Promise<void> {
-  await tx.query(`UPDATE events SET enqueued_at = now() WHERE enqueued_at IS NULL AND status <> 'received'`);
-}
-
-/** Events stored but never handed to the queue, oldest first (crash or queue outage between commit and enqueue); one a job has claimed since is not. */
-export async function findNotEnqueued(tx: Queryable, olderThanMs: number, limit: number): Promise<Array<{ id: string; priority: number | null }>> {
-  const { rows } = await tx.query<{ id: string; priority: number | null }>(
-    `SELECT id, priority FROM events WHERE enqueued_at IS NULL AND status = 'received' AND received_at < now() - ($1::int * interval '1 millisecond')
-     ORDER BY received_at LIMIT $2`,
+/**
+ * Events stored but never handed to the queue (crash or queue outage between commit and enqueue),
+ * oldest first: of the `limit` oldest events_unqueued rows older than `olderThanMs`, those whose
+ * event is still `received`. The others (a job claimed the event before its mark, or it was
+ * forgotten) are dropped in the same statement. `scanned` counts the rows looked at, so a caller
+ * knows whether more may be left.
+ */
+export async function findNotEnqueued(
+  tx: Queryable,
+  olderThanMs: number,
+  limit: number,
+): Promise<{ events: Array<{ id: string; priority: number | null }>; scanned: number }> {
+  const { rows } = await tx.query<{ id: string; priority: number | null; waiting: boolean }>(
+    `WITH old AS MATERIALIZED (
+       SELECT u.event_id, e.priority, e.received_at, e.status = 'received' AS waiting
+       FROM (SELECT event_id FROM events_unqueued WHERE tenant_id = current_setting('app.tenant_id')
+               AND received_at < now() - ($1::int * interval '1 millisecond') ORDER BY received_at LIMIT $2) u
+       LEFT JOIN events e ON e.id = u.event_id),
+     stale AS (DELETE FROM events_unqueued u USING old WHERE u.event_id = old.event_id AND old.waiting IS NOT TRUE)
+     SELECT event_id AS id, priority, coalesce(waiting, false) AS waiting FROM old ORDER BY received_at`,
     [olderThanMs, limit],
   );
-  return rows;
+  return { events: rows.filter((r) => r.waiting).map((r) => ({ id: r.id, priority: r.priority })), scanned: rows.length };
 }

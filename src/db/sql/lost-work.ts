@@ -8,15 +8,15 @@ export interface UnfinishedEvent {
 }
 
 /**
- * Stored events some stage has not finished, that were handed to the queue (enqueued_at set: the
- * not-enqueued ones are findNotEnqueued's) and are older than `olderThanMs`, oldest first. An event
+ * Stored events some stage has not finished, that were handed to the queue (no events_unqueued
+ * row: the not-enqueued ones are findNotEnqueued's) and are older than `olderThanMs`, oldest first. An event
  * under a live extraction claim is left out: the pass holding it is running or its claim expires
  * (then it is listed). Takes no lock; uses events_pending_idx.
  */
 export async function findUnfinished(tx: Queryable, olderThanMs: number, claimLeaseMs: number, limit: number): Promise<UnfinishedEvent[]> {
   const { rows } = await tx.query<UnfinishedEvent>(
     `SELECT id, status, extract_key, received_at FROM events
-     WHERE status NOT IN ('done', 'skipped', 'failed') AND enqueued_at IS NOT NULL
+     WHERE status NOT IN ('done', 'skipped', 'failed') AND NOT EXISTS (SELECT 1 FROM events_unqueued u WHERE u.event_id = events.id)
        AND received_at < now() - ($1::int * interval '1 millisecond')
        AND (status <> 'extracting' OR processed_at < now() - ($2::int * interval '1 millisecond'))
      ORDER BY seq LIMIT $3`,
