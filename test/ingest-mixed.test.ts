@@ -299,7 +299,10 @@ describe.each([
     );
 
     // The events table holds exactly the expected events: each marker once, nothing else.
-    const rows = await sql<EventRow>(db, `SELECT id, (metadata->>'m')::int AS m, source, source_ref, status, NOT EXISTS (SELECT 1 FROM events_unqueued u WHERE u.event_id = e.id) AS enqueued FROM events e`);
+    const rows = await sql<EventRow>(
+      db,
+      `SELECT id, (metadata->>'m')::int AS m, source, source_ref, status, NOT EXISTS (SELECT 1 FROM events_unqueued u WHERE u.event_id = e.id) AS enqueued FROM events e`,
+    );
     expect(rows).toHaveLength(mix.total);
     expect(
       census(

@@ -62,11 +62,7 @@ describe('queue down: events are stored, then the requeue task queues each exact
   });
 
   const notEnqueued = () =>
-    withTenant(
-      m.deps.db,
-      'default',
-      async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events_unqueued')).rows[0]?.n,
-    );
+    withTenant(m.deps.db, 'default', async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM events_unqueued')).rows[0]?.n);
 
   it('answers 202 with Redis stopped, and queues every event once Redis is back', async () => {
     const up = await postJson(`${m.url}/v1/events`, { content: 'before the outage' });
