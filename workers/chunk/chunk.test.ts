@@ -107,6 +107,34 @@ describe.each([{ redis: false }, { redis: true }])('chunk stage (redis: $redis)'
     expect(other.next).toEqual([]); // no second embed job (and paid call) for the same chunks
   });
 
+  it('writes a long session in several transactions, with the keys a single write would give', async () => {
+    const turns = Array.from({ length: 70 }, (_, i) => ({
+      session_id: 'ch-long',
+      user_id: 'u-long',
+      content: `Turn ${i}: the ${['ferry', 'harbour', 'museum', 'tram'][i % 4]} plan number ${i} changed again.`,
+      occurred_at: new Date(Date.UTC(2026, 10, 2, 10, 0, i)).toISOString(),
+    }));
+    const ids = await triaged(turns);
+    const done = await runStage(m.deps, chunk, { tenantId: TENANT, eventIds: ids }, 'chunk-job-long');
+    expect(done.result.chunks).toBe(70);
+    expect(done.next).toEqual([{ stage: 'embed', input: { tenantId: TENANT, eventIds: ids } }]);
+    // one run per transaction of 32 events
+    const runs = await sql<{ n: number }>(m.deps.db, `SELECT count(DISTINCT run_id)::int AS n FROM chunks WHERE event_id = ANY($1::uuid[])`, [ids]);
+    expect(runs[0]?.n).toBe(3);
+    // Keys across the slices' seams carry both neighbours: a full rebuild changes none.
+    const keys = () => sql<{ id: string; f: string }>(m.deps.db, 'SELECT id, fts::text AS f FROM chunks WHERE event_id = ANY($1::uuid[]) ORDER BY id', [ids]);
+    const before = await keys();
+    await sql(m.deps.db, `SELECT memloom_refresh_chunk_keys(array_agg(id), 'fts') FROM chunks WHERE event_id = ANY($1::uuid[])`, [ids]);
+    expect(await keys()).toEqual(before);
+    const seam = await sql<{ f: string }>(
+      m.deps.db,
+      `SELECT c.fts::text AS f FROM chunks c JOIN events e ON e.id = c.event_id WHERE e.id = $1`,
+      [ids[31]],
+    );
+    expect(seam[0]?.f).toMatch(/'30':[0-9]+C/); // the previous turn, in the same transaction
+    expect(seam[0]?.f).toMatch(/'32':[0-9]+B/); // the next turn, written by the next transaction
+  });
+
   it('fails an invalid payload permanently, without retries, and records a dead letter', async () => {
     const workers = startWorkers(m.deps, CATALOG, ['chunk']);
     try {

@@ -8,9 +8,16 @@ import { embedJob } from '../embed/schema.js';
 import { CHUNK_MAX_TOKENS, CHUNK_OVERLAP_TOKENS, ChunkInput, chunkKey } from './schema.js';
 
 /**
+ * Events whose chunks one transaction writes. The soak (20,000 events of one user) showed the
+ * chunk insert with its keys, neighbour rewrites and statistics at 160-220 ms for a whole
+ * triage batch; a few dozen events keep a transaction near the ~100 ms bound (issue 19).
+ */
+const EVENTS_PER_TRANSACTION = 32;
+
+/**
  * Token-aware chunks on paragraph and sentence boundaries, with offsets into the event. A read,
  * the chunking (CPU) outside any transaction, so PGlite's one session is not held while it runs,
- * then one write transaction that re-locks the events still `triaged` and writes only theirs;
+ * then short write transactions that re-lock the events still `triaged` and write only theirs;
  * replay-safe through UNIQUE (event_id, idx) and that status check.
  */
 export const chunk = defineStage({
@@ -39,24 +46,25 @@ export const chunk = defineStage({
         });
       }
     }
-    return withTenant(deps.db, tenantId, async (tx) => {
-      // Events chunked (or forgotten) since the read are left alone; a replay that finds nothing
-      // left to chunk still hands on the events this job chunked, per its run rows.
-      const still =
-        events.length === 0
-          ? []
-          : await lockTriaged(
-              tx,
-              events.map((e) => e.id),
-            );
-      if (still.length === 0) return { chunks: 0, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
-      const mine = new Set(still);
-      const written = rows.filter((r) => mine.has(r.event_id));
-      const runId = await startRun(tx, { stage: 'chunk', jobId: job.id });
-      await insertChunks(tx, written, still, runId);
-      await finishRun(tx, runId, { events: still.length, chunks: written.length });
-      return { chunks: written.length, toEmbed: await chunkedByJob(tx, eventIds, String(job.id)) };
-    });
+    // Written EVENTS_PER_TRANSACTION events at a time: on the embedded database a transaction holds
+    // the one session the API needs too. Events chunked (or forgotten) since the read are left
+    // alone; a replay after a crash between slices writes only the events still `triaged`, and
+    // the events this job chunked are read back by its run rows (one per slice).
+    let chunks = 0;
+    for (let i = 0; i < events.length; i += EVENTS_PER_TRANSACTION) {
+      const slice = events.slice(i, i + EVENTS_PER_TRANSACTION).map((e) => e.id);
+      chunks += await withTenant(deps.db, tenantId, async (tx) => {
+        const still = await lockTriaged(tx, slice);
+        if (still.length === 0) return 0;
+        const mine = new Set(still);
+        const written = rows.filter((r) => mine.has(r.event_id));
+        const runId = await startRun(tx, { stage: 'chunk', jobId: job.id });
+        await insertChunks(tx, written, still, runId);
+        await finishRun(tx, runId, { events: still.length, chunks: written.length });
+        return written.length;
+      });
+    }
+    return { chunks, toEmbed: await withTenant(deps.db, tenantId, (tx) => chunkedByJob(tx, eventIds, String(job.id))) };
   },
   // Events this job chunked (its run rows say so, also on a retry after the commit) go on to
   // embedding. Events another job chunked are left to that job: overlapping chunk jobs (the
