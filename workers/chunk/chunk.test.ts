@@ -126,11 +126,7 @@ describe.each([{ redis: false }, { redis: true }])('chunk stage (redis: $redis)'
     const before = await keys();
     await sql(m.deps.db, `SELECT memloom_refresh_chunk_keys(array_agg(id), 'fts') FROM chunks WHERE event_id = ANY($1::uuid[])`, [ids]);
     expect(await keys()).toEqual(before);
-    const seam = await sql<{ f: string }>(
-      m.deps.db,
-      `SELECT c.fts::text AS f FROM chunks c JOIN events e ON e.id = c.event_id WHERE e.id = $1`,
-      [ids[31]],
-    );
+    const seam = await sql<{ f: string }>(m.deps.db, `SELECT c.fts::text AS f FROM chunks c JOIN events e ON e.id = c.event_id WHERE e.id = $1`, [ids[31]]);
     expect(seam[0]?.f).toMatch(/'30':[0-9]+C/); // the previous turn, in the same transaction
     expect(seam[0]?.f).toMatch(/'32':[0-9]+B/); // the next turn, written by the next transaction
   });
