@@ -18,9 +18,9 @@ function countO200k(text: string, options: { disallowedSpecial: Set<string> }): 
 
 /**
  * Loads the o200k tables now. Loading is synchronous and takes ~0.7 s of the thread, which on the
- * embedded database is also the database's: a process running workers loads them before it takes
- * jobs, not in the middle of the first chunk job while other transactions wait (the soak showed
- * triage transactions held 0.7-0.9 s by that load).
+ * embedded database is also the database's: the chunk stage loads them when the first triage job
+ * arrives, before that job opens a transaction (Stage.warm), not in the middle of the first chunk
+ * job while other jobs' transactions wait (the soak showed triage transactions held 0.7-0.9 s).
  */
 export function loadTokenizer(): void {
   countO200k('', AS_PLAIN_TEXT);

@@ -2,6 +2,7 @@ import { withTenant } from '../../src/db/pool.js';
 import { chunkedByJob, eventsToChunk, insertChunks, lockTriaged, type NewChunk } from '../../src/db/sql/chunks.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import { chunkText } from '../../src/domain/chunking.js';
+import { loadTokenizer } from '../../src/domain/tokens.js';
 import { contentHash, ftsDocument } from '../../src/domain/text.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { embedJob } from '../embed/schema.js';
@@ -24,6 +25,10 @@ export const chunk = defineStage({
   name: 'chunk',
   input: ChunkInput,
   key: chunkKey,
+  // The tokenizer's tables load synchronously (~0.7 s of the thread): when the first triage job
+  // arrives, before it opens a transaction, rather than inside the first chunk job while other
+  // jobs' transactions wait on the embedded database's one session.
+  warm: { on: ['triage'], run: () => loadTokenizer() },
   async handle({ tenantId, eventIds }, { deps, job }) {
     const events = await withTenant(deps.db, tenantId, (tx) => eventsToChunk(tx, eventIds));
     const rows: NewChunk[] = [];

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../../src/config.js';
 import { createDeps, type Deps } from '../../../src/deps.js';
 import type { Logger } from '../../../src/logger.js';
-import { loadTokenizer } from '../../../src/domain/tokens.js';
 import { startWorkers, type RunningWorkers } from '../../../src/queue/runner.js';
 import { startScheduler, type RunningScheduler } from '../../../src/queue/scheduler.js';
 import type { QueueName } from '../../../src/queue/names.js';
@@ -46,10 +45,7 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
   let metricsServer: MetricsServer | undefined;
   try {
     if (roles.scheduler) scheduler = await startScheduler(deps);
-    if (roles.workers.length > 0) {
-      loadTokenizer(); // before the first job, not in it (src/domain/tokens.ts)
-      workers = startWorkers(deps, CATALOG, roles.workers);
-    }
+    if (roles.workers.length > 0) workers = startWorkers(deps, CATALOG, roles.workers);
     // On BullMQ's PostgreSQL backend, every queue and worker connection checks (the first one
     // creates) the queue schema on its first use. Done here, before events are accepted, so the
     // first events do not wait for it: it took ~0.3 s of the first burst. (Redis is not awaited:
