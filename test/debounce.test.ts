@@ -119,3 +119,28 @@ describe('debounce while the pipeline lags behind a session', () => {
     ).toEqual([...first, ...second].map((e) => e.content).sort());
   }, 180_000);
 });
+
+describe.each([{ redis: false }, { redis: true }])('debounce under a backlog (redis: $redis)', ({ redis }) => {
+  let m: TestMemloom | undefined;
+  afterAll(async () => {
+    await m?.close();
+  });
+
+  it('keeps one pending job per key while it waits for a worker, however long it waits', async () => {
+    // No extract worker: every job stays where the queue put it, as behind a long backlog.
+    m = await startTestMemloom({ redis, roles: { api: false, workers: [] } });
+    const deps = m.deps;
+    const key = `s:deb-backlog-${randomUUID().slice(0, 8)}`;
+    const other = `s:deb-backlog-other-${randomUUID().slice(0, 8)}`;
+    // The oldest event has waited past EXTRACT_MAX_WAIT_MS: each job is due at once (delay 0).
+    const overdue = () => new Date(Date.now() - deps.config.EXTRACT_MAX_WAIT_MS - 1000);
+    for (let i = 0; i < 5; i++) {
+      await enqueueNext(deps, CATALOG, [extractJob(deps.config, 'default', key, overdue()), extractJob(deps.config, 'default', other, overdue())]);
+      await sleep(50); // longer than the debounce TTL of a job due at once
+    }
+    const queue = deps.queues.get('extract');
+    const pending = await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active'], 0, 1000);
+    expect(pending.filter((j) => j.data.extractKey === key)).toHaveLength(1);
+    expect(pending.filter((j) => j.data.extractKey === other)).toHaveLength(1);
+  }, 60_000);
+});

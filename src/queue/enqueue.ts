@@ -7,7 +7,30 @@ import type { Queues } from './queues.js';
 export interface NextJob {
   stage: QueueName;
   input: Record<string, unknown>;
-  opts?: { delay?: number; priority?: number; deduplication?: { id: string; ttl?: number; extend?: boolean; replace?: boolean } };
+  opts?: { delay?: number; priority?: number; deduplication?: Debounce | { id: string } };
+}
+
+/** BullMQ's debounce mode, with at most one job pending per id: see debounced(). */
+export interface Debounce {
+  id: string;
+  ttl: number;
+  extend: true;
+  replace: true;
+  keepLastIfActive: true;
+}
+
+/**
+ * Deduplication options for a debounced job: while the pending job of `id` is delayed, an add
+ * replaces it and restarts its delay (the quiet period); while it waits for a worker, an add is
+ * merged into it; while it runs, the add is kept (only the latest) and queued when it finishes.
+ * So a key has at most one job waiting and one running, however long the queue's backlog. With
+ * a TTL alone the key expired `delay` after the add while its job still waited behind a backlog,
+ * and every later add queued another job for the same key (7,800 extract jobs waiting at once in
+ * a soak run). BullMQ keeps such a key without expiry and clears it when its job finishes or is
+ * removed, on Redis and on its PostgreSQL backend alike.
+ */
+export function debounced(id: string, delay: number): Debounce {
+  return { id, ttl: Math.max(delay, 1), extend: true, replace: true, keepLastIfActive: true };
 }
 
 /** Attempts and backoff for every pipeline job; a job keeps its attempts while rate-limited. */

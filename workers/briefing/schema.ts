@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../src/config.js';
 import { scopeToken, uniqueJobId } from '../../src/domain/scope.js';
+import { debounced } from '../../src/queue/enqueue.js';
 import type { NextJob } from '../../src/queue/stage.js';
 
 /** Refresh of one user's working memory; userId '' is the scope of memories without a user. */
@@ -22,7 +23,7 @@ export const briefingKey = (i: BriefingInput): string => uniqueJobId(briefingDed
 export function briefingJob(config: Config, tenantId: string, userId: string): NextJob {
   const input = { tenantId, userId };
   const delay = config.BRIEFING_DEBOUNCE_MS;
-  return { stage: 'briefing', input, opts: { delay, deduplication: { id: briefingDedupId(input), ttl: Math.max(delay, 1), extend: true, replace: true } } };
+  return { stage: 'briefing', input, opts: { delay, deduplication: debounced(briefingDedupId(input), delay) } };
 }
 
 /** The scheduled refresh: at once (it also removes the digest of a scope left with nothing to say). */

@@ -20,7 +20,7 @@ import { defineStage } from '../../src/queue/stage.js';
 import { briefingJob } from '../briefing/schema.js';
 import { prepare, toMessages } from './prepare.js';
 import { adviseReconcile } from './reconcile.js';
-import { EXTRACT_BATCH, ExtractInput, debounceWait, extractKey, extractLeaseMs } from './schema.js';
+import { EXTRACT_BATCH, ExtractInput, debounceWait, extractAfter, extractKey, extractLeaseMs } from './schema.js';
 import { writeExtraction, type WriteCounts } from './write.js';
 
 /**
@@ -65,15 +65,16 @@ export const extract = defineStage({
   // Events that arrived while this job ran (its debounce key was taken) get a follow-up pass;
   // events under another pass's claim get one when that claim would expire (its job may be dead).
   async next({ tenantId, extractKey: key }, result, { deps }) {
-    // The key is not quiet yet: look again when it may be (a plain job; the queue's debounce
-    // identity is still held by the pass that is running now).
-    if (result.waitMs !== undefined) return [{ stage: 'extract', input: { tenantId, extractKey: key }, opts: { delay: result.waitMs } }];
+    // The key is not quiet yet: look again when it may be. Follow-ups go through the key's debounce
+    // identity too: while this pass runs BullMQ keeps the latest one and queues it when the pass
+    // finishes, and a pass already waiting for the key absorbs it (extractAfter).
+    if (result.waitMs !== undefined) return [extractAfter(tenantId, key, result.waitMs)];
     // A pass read this in its write transaction; a job that claimed nothing reads it now.
     const { pending, claimed, claimLeftMs, users } = result.after ?? (await withTenant(deps.db, tenantId, (tx) => afterPass(tx, key, deps.config)));
     // Once the key is fully extracted, its users' working memory is refreshed (debounced per user).
     if (pending === 0 && claimed === 0) return users.map((u) => briefingJob(deps.config, tenantId, u));
     const delay = pending === 0 ? Math.max(0, claimLeftMs) + 1000 : pending >= EXTRACT_BATCH ? 0 : deps.config.EXTRACT_DEBOUNCE_MS;
-    return [{ stage: 'extract', input: { tenantId, extractKey: key }, opts: { delay } }];
+    return [extractAfter(tenantId, key, delay)];
   },
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../../src/config.js';
 import { shortHash } from '../../src/domain/ids.js';
 import type { QuietState } from '../../src/db/sql/extract-events.js';
+import { debounced } from '../../src/queue/enqueue.js';
 import type { NextJob } from '../../src/queue/stage.js';
 
 /** All not-yet-extracted events of one extraction key (a session, a user's loose events, a document). */
@@ -38,12 +39,13 @@ export const extractKey = (i: ExtractInput): string => `${extractDedupId(i)}-${D
 export function extractJob(config: Config, tenantId: string, key: string, oldest: Date, now = Date.now()): NextJob {
   const waited = now - oldest.getTime();
   const delay = waited >= config.EXTRACT_MAX_WAIT_MS ? 0 : Math.min(config.EXTRACT_DEBOUNCE_MS, config.EXTRACT_MAX_WAIT_MS - waited);
+  return extractAfter(tenantId, key, delay);
+}
+
+/** The key's debounced extraction in `delay` ms (at most one pass waiting and one running per key). */
+export function extractAfter(tenantId: string, key: string, delay: number): NextJob {
   const input = { tenantId, extractKey: key };
-  return {
-    stage: 'extract',
-    input,
-    opts: { delay, deduplication: { id: extractDedupId(input), ttl: Math.max(delay, 1), extend: true, replace: true } },
-  };
+  return { stage: 'extract', input, opts: { delay, deduplication: debounced(extractDedupId(input), delay) } };
 }
 
 /**
