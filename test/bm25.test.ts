@@ -185,6 +185,42 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       });
     });
 
+    it('in a chunk scope beyond 8 × the preselection, reads every row with a rare term however old, and of the others the newest only', async () => {
+      // 2,000 turns of one user, one a minute: every one says alpha; the oldest 400 say it twice
+      // (so a scan of every row ranks them first), and five spread over the history say zeta.
+      const base = Date.UTC(2026, 0, 1);
+      await sql(
+        'acme',
+        `WITH src AS (
+           SELECT g, concat_ws(' ', CASE WHEN g <= 400 THEN 'alpha alpha' ELSE 'alpha' END, CASE WHEN g % 400 = 7 THEN 'zeta' END, 'row' || g) AS c,
+                  to_timestamp(${base / 1000} + g * 60) AS at
+           FROM generate_series(1, 2000) g),
+         ev AS (
+           INSERT INTO events (idem_key, content, content_hash, status, user_id, session_id, occurred_at)
+           SELECT 'hist-' || g, c, md5(c), 'done', 'hist', 'hist-' || (g / 100), at FROM src RETURNING id, content, user_id, session_id, occurred_at)
+         INSERT INTO chunks (event_id, idx, content, start_offset, end_offset, tokens, content_hash, user_id, session_id, occurred_at, fts)
+         SELECT id, 0, content, 0, length(content), 3, md5(content), user_id, session_id, occurred_at, setweight(to_tsvector('simple', content), 'D') FROM ev`,
+      );
+      const search = (candidates: 'rare-first' | 'all') =>
+        withTenant(m.deps.db, 'acme', (tx) => keywordSearch(tx, 'chunks', { userId: 'hist' }, 'alpha zeta', 10, 0, { candidates }));
+      const rowOf = async (hits: Array<{ id: string }>) =>
+        (await sql<{ g: number }>('acme', `SELECT substring(content from 'row([0-9]+)')::int AS g FROM chunks WHERE id = ANY($1::uuid[])`, [hits.map((h) => h.id)]))
+          .map((r) => r.g)
+          .sort((a, b) => a - b);
+      const zeta = [7, 407, 807, 1207, 1607];
+      // A scan of every row: the five zeta rows, then the old rows that say alpha twice.
+      const full = await rowOf(await search('all'));
+      expect(full.filter((g) => zeta.includes(g))).toEqual(zeta);
+      expect(full.filter((g) => !zeta.includes(g)).every((g) => g <= 400)).toBe(true);
+      // Bounded: the five zeta rows (the oldest too), then rows among the newest 1,600 only.
+      const bounded = await rowOf(await search('rare-first'));
+      expect(bounded).toHaveLength(10);
+      expect(bounded.filter((g) => zeta.includes(g))).toEqual(zeta);
+      expect(bounded.filter((g) => !zeta.includes(g)).every((g) => g > 400)).toBe(true);
+      // Their keys are not the pipeline's (no neighbours): the context-key tests below check every key.
+      await sql('acme', `DELETE FROM events WHERE user_id = 'hist'`);
+    });
+
     it('splits off the rarest terms that fit the budget, and bounds a row without them by the rest', () => {
       const t = (term: string, df: number, w: number, n = 2000) => ({ term, df, w, avgdl: 5, n });
       expect(rareTerms([t('alpha', 2000, 0.01), t('zeta', 40, 3.6), t('beta', 750, 0.7)], 200)).toEqual({ rare: ['zeta', 'beta'], restBound: 0.01 });

@@ -30,6 +30,11 @@ export const PRESELECT_PER_HIT = 2;
 const RARE_ROWS_PER_KEEP = 4;
 const RARE_SHARE = 1 / 3;
 const RARE_MIN_SCOPE_PER_KEEP = 8;
+/**
+ * In a chunk scope beyond RARE_MIN_SCOPE_PER_KEEP × `keep` rows, the rows holding only common
+ * query terms that are considered: the newest this many per preselected row (keywordSearch).
+ */
+export const RECENT_ROWS_PER_KEEP = RARE_MIN_SCOPE_PER_KEEP;
 
 /** Okapi BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;
@@ -77,7 +82,12 @@ export async function keywordSearch(
   // Chunk keys are read from their narrow copy (migration 20261205000000_chunk_keys): a scan of
   // the wide `chunks` rows (content and two inline vectors, ~8x the bytes) read mostly from disk.
   const keys = chunks ? 'chunk_keys' : 'memories';
-  const scope = where([`${a}.fts @@ q.q`, ...(table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p))]);
+  // The query as an expression of constants (not a CTE): the planner folds it and estimates its
+  // rows from the key statistics, so a rare term is read through the full-text index.
+  const anyOf = (list: string[]) => `(${list.map((t) => `plainto_tsquery('simple', ${p.add(t)})`).join(' || ')})`;
+  const filters = table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p);
+  const matching = (tsq: string) => where([`${a}.fts @@ ${tsq}`, ...filters]);
+  const scope = matching(anyOf(terms.map((t) => t.term)));
   const avgdl = p.add(terms[0]?.avgdl ?? 1);
   const sat = (tf: string, len: string, avg: string) => `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / ${avg}))`;
   // The preselection bound as one expression with the idf values inline (no subquery per row).
@@ -98,23 +108,33 @@ export async function keywordSearch(
   // Ties go to the longer key (at equal idf sums, it is the one more likely to hold a term more
   // than once, e.g. in a neighbour's turn too), then to the id: one order for both ways of
   // preselecting.
-  const preselect = large ? `ORDER BY ${bound()} DESC, ${a}.fts_len DESC, ${a}.id LIMIT ${p.add(keep)}` : '';
+  const preselect = () => (large ? `ORDER BY ${bound()} DESC, ${a}.fts_len DESC, ${a}.id LIMIT ${p.add(keep)}` : '');
   const columns = `${a}.id, ${a}.fts, ${a}.fts_len, ${chunks ? 'c.session_id' : 'NULL::text AS session_id'}, coalesce(${a}.user_id, '') AS uk, ${a}.dataset`;
   // In a large scope, rows holding a rare query term are read through the full-text index first:
   // when `keep` of them bound more than a row without any rare term can reach, they are the
   // preselection (the same rows, MaxScore's argument), and the scan of every row matching a common
-  // term is skipped; otherwise that scan runs as before.
-  const split = large && opts.candidates !== 'all' ? rareTerms(terms, keep) : undefined;
+  // term is skipped. Otherwise the other candidates are read too: for memories all of them; for
+  // chunks the newest RECENT_ROWS_PER_KEEP × keep (a user's conversation history grows without
+  // bound, and common words match most of it: 10,852 of a soak user's 17,820 chunks), so the
+  // preselection is the best `keep` of every row holding a rare term and of the newest rows
+  // holding only common ones.
+  const split = large && opts.candidates !== 'all' ? splitTerms(terms, keep, chunks ? RECENT_ROWS_PER_KEEP * keep : undefined) : undefined;
+  const newest = chunks && split !== undefined ? `ORDER BY ${a}.occurred_at DESC LIMIT ${p.add(RECENT_ROWS_PER_KEEP * keep)}` : '';
+  const withBound = () => `${columns}, ${bound()} AS b`;
   const pre = split
-    ? `qr AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery AS q FROM unnest(${p.add(split.rare)}::text[]) t),
-     rare AS MATERIALIZED (
-       SELECT ${columns}, ${bound()} AS b FROM ${keys} ${a}, qr q WHERE ${scope} ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}),
-     enough AS MATERIALIZED (SELECT count(*) >= ${p.add(keep)} AND min(b) > ${p.add(split.restBound)}::float8 AS ok FROM rare),
+    ? `rare AS MATERIALIZED (${
+        split.rare.length > 0
+          ? `SELECT ${withBound()} FROM ${keys} ${a} WHERE ${matching(anyOf(split.rare))} ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}`
+          : `SELECT ${withBound()} FROM ${keys} ${a} WHERE false`
+      }),
+     enough AS MATERIALIZED (SELECT count(*) >= ${p.add(keep)} AND min(b) > ${p.add(split.restBound ?? Number.MAX_VALUE)}::float8 AS ok FROM rare),
+     rest AS MATERIALIZED (SELECT ${withBound()} FROM ${keys} ${a} WHERE ${scope} AND NOT (SELECT ok FROM enough) ${newest}),
      pre AS MATERIALIZED (
        SELECT id, fts, fts_len, session_id, uk, dataset FROM rare WHERE (SELECT ok FROM enough)
        UNION ALL
-       (SELECT ${columns} FROM ${keys} ${a}, q WHERE ${scope} AND NOT (SELECT ok FROM enough) ${preselect}))`
-    : `pre AS MATERIALIZED (SELECT ${columns} FROM ${keys} ${a}, q WHERE ${scope} ${preselect})`;
+       (SELECT id, fts, fts_len, session_id, uk, dataset FROM (SELECT * FROM rare UNION SELECT * FROM rest) u
+        WHERE NOT (SELECT ok FROM enough) ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}))`
+    : `pre AS MATERIALIZED (SELECT ${columns} FROM ${keys} ${a} WHERE ${scope} ${preselect()})`;
   const statsScope = chunks ? scopeOfStats(f, p) : '';
   // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
   const sessionCtes = chunks
@@ -130,8 +150,7 @@ export async function keywordSearch(
     : '';
   const sessionJoin = chunks ? 'LEFT JOIN sess se ON se.uk = d.uk AND se.dataset = d.dataset AND se.session_id = d.session_id' : '';
   const { rows } = await tx.query<KeywordHit>(
-    `WITH q AS MATERIALIZED (SELECT string_agg(plainto_tsquery('simple', t)::text, ' | ')::tsquery AS q FROM unnest(${lexemes}::text[]) t),
-     idf AS MATERIALIZED (SELECT * FROM unnest(${lexemes}::text[], ${p.add(terms.map((t) => t.w))}::float8[]) AS x(term, w)),
+    `WITH idf AS MATERIALIZED (SELECT * FROM unnest(${lexemes}::text[], ${p.add(terms.map((t) => t.w))}::float8[]) AS x(term, w)),
      ${pre},
      cand AS MATERIALIZED (
        SELECT id, fts_len, session_id, uk, dataset, ts_delete(fts, tsvector_to_array(ts_delete(fts, ${lexemes}::text[]))) AS hit FROM pre),
@@ -172,21 +191,33 @@ export interface TermWeight {
 /**
  * The query's rarest terms whose documents are few enough to read through the full-text index
  * (together at most RARE_ROWS_PER_KEEP × `keep` or RARE_SHARE of the scope, by the scope's
- * document frequencies, a sum that counts a row once per term it holds), and the most the bound of
- * a row without any of them can be: the idf sum of the other terms. Undefined where the split
- * cannot pay: a scope of at most RARE_MIN_SCOPE_PER_KEEP × `keep` rows (read whole, it is cheap),
- * rare terms in fewer than `keep` rows (the check must fail), or no term left out.
+ * document frequencies, a sum that counts a row once per term it holds; possibly none, possibly
+ * all; the share at most `cap` rows: for chunks, as many as the newest rows read otherwise), and
+ * the most the bound of a row without any of them can be: the idf sum of the other terms
+ * (undefined when no term is left out). Undefined in a scope of at most
+ * RARE_MIN_SCOPE_PER_KEEP × `keep` rows: it is read whole.
  */
-export function rareTerms(terms: TermWeight[], keep: number): { rare: string[]; restBound: number } | undefined {
+export function splitTerms(terms: TermWeight[], keep: number, cap = Number.POSITIVE_INFINITY): { rare: string[]; rareRows: number; restBound?: number } | undefined {
   const n = terms[0]?.n ?? 0;
   if (n <= RARE_MIN_SCOPE_PER_KEEP * keep) return undefined;
-  const budget = Math.max(RARE_ROWS_PER_KEEP * keep, n * RARE_SHARE);
+  const budget = Math.max(RARE_ROWS_PER_KEEP * keep, Math.min(n * RARE_SHARE, cap));
   const byIdf = [...terms].sort((a, b) => b.w - a.w || a.term.localeCompare(b.term));
   let rows = 0;
   let i = 0;
   while (i < byIdf.length && rows + (byIdf[i] as TermWeight).df <= budget) rows += (byIdf[i++] as TermWeight).df;
-  if (rows < keep || i === byIdf.length) return undefined;
-  return { rare: byIdf.slice(0, i).map((t) => t.term), restBound: byIdf.slice(i).reduce((sum, t) => sum + t.w, 0) };
+  const rare = byIdf.slice(0, i).map((t) => t.term);
+  if (i === byIdf.length) return { rare, rareRows: rows };
+  return { rare, rareRows: rows, restBound: byIdf.slice(i).reduce((sum, t) => sum + t.w, 0) };
+}
+
+/**
+ * The split of splitTerms when it can be the whole preselection: rare terms in at least `keep`
+ * rows (else the check must fail) and some term left out.
+ */
+export function rareTerms(terms: TermWeight[], keep: number): { rare: string[]; restBound: number } | undefined {
+  const split = splitTerms(terms, keep);
+  if (split === undefined || split.restBound === undefined || split.rareRows < keep) return undefined;
+  return { rare: split.rare, restBound: split.restBound };
 }
 
 /** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */
