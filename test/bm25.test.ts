@@ -204,7 +204,11 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       const search = (candidates: 'rare-first' | 'all') =>
         withTenant(m.deps.db, 'acme', (tx) => keywordSearch(tx, 'chunks', { userId: 'hist' }, 'alpha zeta', 10, 0, { candidates }));
       const rowOf = async (hits: Array<{ id: string }>) =>
-        (await sql<{ g: number }>('acme', `SELECT substring(content from 'row([0-9]+)')::int AS g FROM chunks WHERE id = ANY($1::uuid[])`, [hits.map((h) => h.id)]))
+        (
+          await sql<{ g: number }>('acme', `SELECT substring(content from 'row([0-9]+)')::int AS g FROM chunks WHERE id = ANY($1::uuid[])`, [
+            hits.map((h) => h.id),
+          ])
+        )
           .map((r) => r.g)
           .sort((a, b) => a - b);
       const zeta = [7, 407, 807, 1207, 1607];

@@ -197,7 +197,11 @@ export interface TermWeight {
  * (undefined when no term is left out). Undefined in a scope of at most
  * RARE_MIN_SCOPE_PER_KEEP × `keep` rows: it is read whole.
  */
-export function splitTerms(terms: TermWeight[], keep: number, cap = Number.POSITIVE_INFINITY): { rare: string[]; rareRows: number; restBound?: number } | undefined {
+export function splitTerms(
+  terms: TermWeight[],
+  keep: number,
+  cap = Number.POSITIVE_INFINITY,
+): { rare: string[]; rareRows: number; restBound?: number } | undefined {
   const n = terms[0]?.n ?? 0;
   if (n <= RARE_MIN_SCOPE_PER_KEEP * keep) return undefined;
   const budget = Math.max(RARE_ROWS_PER_KEEP * keep, Math.min(n * RARE_SHARE, cap));
