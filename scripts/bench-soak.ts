@@ -243,6 +243,8 @@ async function main(): Promise<void> {
   line('longest wait for the database: API', `${f(hold.maxWaitMs.api)} ms`);
   for (const t of hold.slowest)
     line(`  slow turn (${t.priority})`, `${t.ms} ms, busy ${t.busyMs}, longest statement ${t.statementMs} ms: ${t.sql.slice(0, 100)}`);
+  const by = Object.entries(hold.over100MsBy).sort((a, b) => b[1].ms - a[1].ms);
+  for (const [sql, t] of by.slice(0, 8)) line('  turns over 100 ms by longest statement', `${t.turns}, ${f(t.ms / 1000)} s: ${sql}`);
   line(
     'dream runs / batches / memories looked at',
     `${dreams.length} / ${dreams.reduce((n, d) => n + (d?.batches ?? 0), 0)} / ${dreams.reduce((n, d) => n + (d?.memories ?? 0), 0)}`,

@@ -32,10 +32,12 @@ export interface SessionHoldStats {
    * the connection's owner spent between statements), and their longest statement (what held it).
    */
   slowest: Array<{ ms: number; busyMs: number; priority: DbPriority; statementMs: number; sql: string }>;
+  /** Turns longer than 100 ms by the start of their longest statement: how many, and their total length in ms. */
+  over100MsBy: Record<string, { turns: number; ms: number }>;
 }
 
 const zero = (): Record<DbPriority, number> => ({ api: 0, background: 0 });
-const emptyStats = (): SessionHoldStats => ({ turns: zero(), maxMs: zero(), over100Ms: zero(), maxWaitMs: zero(), slowest: [] });
+const emptyStats = (): SessionHoldStats => ({ turns: zero(), maxMs: zero(), over100Ms: zero(), maxWaitMs: zero(), slowest: [], over100MsBy: {} });
 
 const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
@@ -115,6 +117,10 @@ export class SessionQueue {
     this.#stats.maxMs[turn.priority] = Math.max(this.#stats.maxMs[turn.priority], ms);
     if (ms <= 100) return;
     this.#stats.over100Ms[turn.priority]++;
+    const by = `${turn.priority}: ${turn.top ? statementText(turn.top.message).slice(0, 60) : '(no statement)'}`;
+    const tally = (this.#stats.over100MsBy[by] ??= { turns: 0, ms: 0 });
+    tally.turns++;
+    tally.ms += ms;
     const slowest = this.#stats.slowest;
     if (slowest.length < 5 || ms > (slowest[slowest.length - 1] as { ms: number }).ms) {
       const top = turn.top;

@@ -20,7 +20,7 @@ import { defineStage } from '../../src/queue/stage.js';
 import { briefingJob } from '../briefing/schema.js';
 import { prepare, toMessages } from './prepare.js';
 import { adviseReconcile } from './reconcile.js';
-import { EXTRACT_BATCH, ExtractInput, debounceWait, extractAfter, extractKey, extractLeaseMs } from './schema.js';
+import { ExtractInput, debounceWait, extractAfter, extractBatch, extractKey, extractLeaseMs } from './schema.js';
 import { writeExtraction, type WriteCounts } from './write.js';
 
 /**
@@ -45,7 +45,7 @@ export const extract = defineStage({
     const claimed = await withTenant(deps.db, tenantId, async (tx) => {
       const waitMs = debounceWait(deps.config, await quietState(tx, key));
       if (waitMs > 0) return { waitMs };
-      return { events: await claimForExtraction(tx, key, EXTRACT_BATCH, extractLeaseMs(deps.config)), known: await knownEntities(tx, 100) };
+      return { events: await claimForExtraction(tx, key, extractBatch(deps.config), extractLeaseMs(deps.config)), known: await knownEntities(tx, 100) };
     });
     if (claimed.waitMs !== undefined) return { events: 0, waitMs: claimed.waitMs };
     const { events, known } = claimed;
@@ -73,7 +73,7 @@ export const extract = defineStage({
     const { pending, claimed, claimLeftMs, users } = result.after ?? (await withTenant(deps.db, tenantId, (tx) => afterPass(tx, key, deps.config)));
     // Once the key is fully extracted, its users' working memory is refreshed (debounced per user).
     if (pending === 0 && claimed === 0) return users.map((u) => briefingJob(deps.config, tenantId, u));
-    const delay = pending === 0 ? Math.max(0, claimLeftMs) + 1000 : pending >= EXTRACT_BATCH ? 0 : deps.config.EXTRACT_DEBOUNCE_MS;
+    const delay = pending === 0 ? Math.max(0, claimLeftMs) + 1000 : pending >= extractBatch(deps.config) ? 0 : deps.config.EXTRACT_DEBOUNCE_MS;
     return [extractAfter(tenantId, key, delay)];
   },
 });

@@ -12,8 +12,17 @@ export const ExtractInput = z.object({
 });
 export type ExtractInput = z.infer<typeof ExtractInput>;
 
-/** Events handled by one extraction pass; a longer backlog continues in a follow-up job. */
+/** Events handled by one extraction pass with a model provider (one model call); a longer backlog continues in a follow-up job. */
 export const EXTRACT_BATCH = 100;
+/**
+ * Events per pass with the offline heuristic extractor, which costs no model call: a pass writes
+ * its units in one transaction, and 100 near-duplicate turns (100 supersessions: neighbour search,
+ * new versions, provenance) held the embedded database ~200 ms; a quarter of that keeps the API's
+ * wait behind it short.
+ */
+export const HEURISTIC_EXTRACT_BATCH = 25;
+
+export const extractBatch = (config: Pick<Config, 'LLM_PROVIDER'>): number => (config.LLM_PROVIDER === 'heuristic' ? HEURISTIC_EXTRACT_BATCH : EXTRACT_BATCH);
 
 /**
  * How long a pass's claim on its events holds before another job may take them over (the pass
