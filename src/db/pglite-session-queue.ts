@@ -118,9 +118,8 @@ export class SessionQueue {
     if (ms <= 100) return;
     this.#stats.over100Ms[turn.priority]++;
     const by = `${turn.priority}: ${turn.top ? statementText(turn.top.message).slice(0, 60) : '(no statement)'}`;
-    const tally = (this.#stats.over100MsBy[by] ??= { turns: 0, ms: 0 });
-    tally.turns++;
-    tally.ms += ms;
+    const tally = this.#stats.over100MsBy[by] ?? { turns: 0, ms: 0 };
+    this.#stats.over100MsBy[by] = { turns: tally.turns + 1, ms: tally.ms + ms };
     const slowest = this.#stats.slowest;
     if (slowest.length < 5 || ms > (slowest[slowest.length - 1] as { ms: number }).ms) {
       const top = turn.top;
