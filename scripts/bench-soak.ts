@@ -13,7 +13,7 @@
  * Prints: total time; POST /v1/events p50/p95/p99 (single-event probes) and /v1/recall p50/p95
  * while background work runs; the longest time one connection held the database for background
  * work and for the API (the session queue's figures, startup excluded), and the background turns
- * over 100 ms; dream runs and their batches; peak and idle RSS of this process (memloom and the
+ * over 100 ms (by their longest statement) and the delay of memloom's event loop; dream runs and their batches; peak and idle RSS of this process (memloom and the
  * light load generator; the probes run apart); pgdata size (and WAL) against the raw content posted. Done means: every
  * event processed, no dream backlog or undreamed scope left, a TTL sweep and a decay run completed
  * after the pipeline drained, and no failed maintenance or dream job.
@@ -23,6 +23,7 @@ import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withTenant } from '../src/db/pool.js';
@@ -168,6 +169,9 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   let peak = rssMb();
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 500);
+  // How late memloom's one thread runs what is due (the API's handlers and PGlite share it).
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
 
   // Probes: single events and recalls, all the time until the end, from a process of their own.
   const probes = fork(fileURLToPath(new URL('./soak-probes.mjs', import.meta.url)), [m.url], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -199,6 +203,7 @@ async function main(): Promise<void> {
   probes.send('stop');
   const { post: postLat, recall: recallLat } = await probed;
   clearInterval(sampler);
+  loopDelay.disable();
   const hold = embedded.sessionStats();
 
   const dreams = (await m.deps.queues.get('dream').getJobs(['completed'], 0, 10_000)).map(
@@ -241,6 +246,8 @@ async function main(): Promise<void> {
   );
   line('longest hold of the database: API', `${f(hold.maxMs.api)} ms (${hold.over100Ms.api} of ${hold.turns.api} turns over 100 ms)`);
   line('longest wait for the database: API', `${f(hold.maxWaitMs.api)} ms`);
+  const ms = (ns: number) => f(ns / 1e6);
+  line('event loop delay p50 / p99 / max', `${ms(loopDelay.percentile(50))} / ${ms(loopDelay.percentile(99))} / ${ms(loopDelay.max)} ms`);
   for (const t of hold.slowest)
     line(`  slow turn (${t.priority})`, `${t.ms} ms, busy ${t.busyMs}, longest statement ${t.statementMs} ms: ${t.sql.slice(0, 100)}`);
   const by = Object.entries(hold.over100MsBy).sort((a, b) => b[1].ms - a[1].ms);
