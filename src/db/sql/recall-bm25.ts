@@ -118,7 +118,8 @@ export async function keywordSearch(
   // bound, and common words match most of it: 10,852 of a soak user's 17,820 chunks), so the
   // preselection is the best `keep` of every row holding a rare term and of the newest rows
   // holding only common ones.
-  const split = large && opts.candidates !== 'all' ? splitTerms(terms, keep, chunks ? RECENT_ROWS_PER_KEEP * keep : undefined) : undefined;
+  // Memories take the rare pass only where it can be the whole preselection (rareTerms), as before.
+  const split = large && opts.candidates !== 'all' ? (chunks ? splitTerms(terms, keep, RECENT_ROWS_PER_KEEP * keep) : rareTerms(terms, keep)) : undefined;
   const newest = chunks && split !== undefined ? `ORDER BY ${a}.occurred_at DESC LIMIT ${p.add(RECENT_ROWS_PER_KEEP * keep)}` : '';
   const withBound = () => `${columns}, ${bound()} AS b`;
   const pre = split
@@ -132,7 +133,7 @@ export async function keywordSearch(
      pre AS MATERIALIZED (
        SELECT id, fts, fts_len, session_id, uk, dataset FROM rare WHERE (SELECT ok FROM enough)
        UNION ALL
-       (SELECT id, fts, fts_len, session_id, uk, dataset FROM (SELECT * FROM rare UNION SELECT * FROM rest) u
+       (SELECT id, fts, fts_len, session_id, uk, dataset FROM ${chunks ? '(SELECT * FROM rare UNION SELECT * FROM rest) u' : 'rest'}
         WHERE NOT (SELECT ok FROM enough) ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}))`
     : `pre AS MATERIALIZED (SELECT ${columns} FROM ${keys} ${a} WHERE ${scope} ${preselect()})`;
   const statsScope = chunks ? scopeOfStats(f, p) : '';
