@@ -21,6 +21,9 @@ class OwnRedis {
   constructor(readonly port: number) {}
 
   async start(): Promise<void> {
+    // Already running: a second server would fail to bind and take the first one's place here, and
+    // stop() would then leave the first one running after the tests.
+    if (this.child && this.child.exitCode === null) return;
     this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     await waitFor(() => ping(this.port), { timeoutMs: 10_000, what: 'redis-server to answer' });
   }
