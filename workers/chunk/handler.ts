@@ -11,9 +11,10 @@ import { CHUNK_MAX_TOKENS, CHUNK_OVERLAP_TOKENS, ChunkInput, chunkKey } from './
 /**
  * Events whose chunks one transaction writes. The soak (20,000 events of one user) showed the
  * chunk insert with its keys, neighbour rewrites and statistics at 160-220 ms for a whole
- * triage batch; a few dozen events keep a transaction near the ~100 ms bound (issue 19).
+ * triage batch, and still up to 209 ms for 32 events late in the soak (the cost per event grows
+ * with the user's chunks); 16 keep a transaction near the ~100 ms bound (issue 19).
  */
-const EVENTS_PER_TRANSACTION = 32;
+export const EVENTS_PER_TRANSACTION = 16;
 
 /**
  * Token-aware chunks on paragraph and sentence boundaries, with offsets into the event. A read,

@@ -9,9 +9,10 @@ import { EmbedInput, embedKey } from './schema.js';
 /**
  * Chunks whose vectors one transaction writes. Each also rewrites its neighbours' key vectors, and
  * a rewritten row cost ~3.5 ms at 20,000 chunks of a user (the soak, `EXPLAIN ANALYZE`: nearly all
- * of it in the update itself, index upkeep included), so a transaction stays near 100 ms.
+ * of it in the update itself, index upkeep included); 16 chunks still held the database up to
+ * 158 ms in one statement late in the soak, so 8 keep a transaction near 100 ms.
  */
-const VECTORS_PER_TRANSACTION = 16;
+const VECTORS_PER_TRANSACTION = 8;
 
 /**
  * Vectors for the chunks of a batch of events. Texts of concurrent jobs are coalesced into one
