@@ -13,8 +13,6 @@ export interface NextJob {
 /** BullMQ's debounce mode, with at most one job pending per id: see debounced(). */
 export interface Debounce {
   id: string;
-  ttl: number;
-  extend: true;
   replace: true;
   keepLastIfActive: true;
 }
@@ -26,11 +24,12 @@ export interface Debounce {
  * So a key has at most one job waiting and one running, however long the queue's backlog. With
  * a TTL alone the key expired `delay` after the add while its job still waited behind a backlog,
  * and every later add queued another job for the same key (7,800 extract jobs waiting at once in
- * a soak run). BullMQ keeps such a key without expiry and clears it when its job finishes or is
- * removed, on Redis and on its PostgreSQL backend alike.
+ * a soak run). BullMQ keeps such a key without expiry (a TTL is ignored with keepLastIfActive)
+ * and clears it when its job finishes or is removed, on Redis and on its PostgreSQL backend alike;
+ * the job's own `delay` is the quiet period.
  */
-export function debounced(id: string, delay: number): Debounce {
-  return { id, ttl: Math.max(delay, 1), extend: true, replace: true, keepLastIfActive: true };
+export function debounced(id: string): Debounce {
+  return { id, replace: true, keepLastIfActive: true };
 }
 
 /** Attempts and backoff for every pipeline job; a job keeps its attempts while rate-limited. */

@@ -23,7 +23,7 @@ export const briefingKey = (i: BriefingInput): string => uniqueJobId(briefingDed
 export function briefingJob(config: Config, tenantId: string, userId: string): NextJob {
   const input = { tenantId, userId };
   const delay = config.BRIEFING_DEBOUNCE_MS;
-  return { stage: 'briefing', input, opts: { delay, deduplication: debounced(briefingDedupId(input), delay) } };
+  return { stage: 'briefing', input, opts: { delay, deduplication: debounced(briefingDedupId(input)) } };
 }
 
 /** The scheduled refresh: at once (it also removes the digest of a scope left with nothing to say). */

@@ -54,7 +54,7 @@ export function extractJob(config: Config, tenantId: string, key: string, oldest
 /** The key's debounced extraction in `delay` ms (at most one pass waiting and one running per key). */
 export function extractAfter(tenantId: string, key: string, delay: number): NextJob {
   const input = { tenantId, extractKey: key };
-  return { stage: 'extract', input, opts: { delay, deduplication: debounced(extractDedupId(input), delay) } };
+  return { stage: 'extract', input, opts: { delay, deduplication: debounced(extractDedupId(input)) } };
 }
 
 /**
