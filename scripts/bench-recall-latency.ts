@@ -251,7 +251,7 @@ interface Owner extends SqlRunner {
 }
 
 async function ownerOf(deps: Deps, server: BenchServer | undefined): Promise<Owner> {
-  const pglite = deps.embedded?.db;
+  const pglite = deps.embedded?.owner;
   if (pglite) {
     await pglite.exec('RESET ROLE');
     return {

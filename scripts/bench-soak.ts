@@ -164,12 +164,14 @@ async function main(): Promise<void> {
   const embedded = m.deps.embedded;
   if (!embedded) throw new Error('the soak measures the embedded database');
   await sleep(2000);
-  embedded.sessionStats({ reset: true }); // startup (migrations, index checks) is not background work
+  await embedded.sessionStats({ reset: true }); // startup (migrations, index checks) is not background work
   const idleBefore = rssMb();
   const t0 = performance.now();
+  const elu0 = performance.eventLoopUtilization();
+  const dbElu0 = embedded.utilization();
   let peak = rssMb();
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 500);
-  // How late memloom's one thread runs what is due (the API's handlers and PGlite share it).
+  // How late memloom's main thread runs what is due (the API's handlers, the queues, the stages' JavaScript).
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
 
@@ -204,7 +206,8 @@ async function main(): Promise<void> {
   const { post: postLat, recall: recallLat } = await probed;
   clearInterval(sampler);
   loopDelay.disable();
-  const hold = embedded.sessionStats();
+  const busy = { main: performance.eventLoopUtilization(elu0), db: embedded.utilization(dbElu0) };
+  const hold = await embedded.sessionStats();
 
   const dreams = (await m.deps.queues.get('dream').getJobs(['completed'], 0, 10_000)).map(
     (j) => j.returnvalue as { memories: number; batches: number; merged: number; links: number },
@@ -248,6 +251,8 @@ async function main(): Promise<void> {
   line('longest wait for the database: API', `${f(hold.maxWaitMs.api)} ms`);
   const ms = (ns: number) => f(ns / 1e6);
   line('event loop delay p50 / p99 / max', `${ms(loopDelay.percentile(50))} / ${ms(loopDelay.percentile(99))} / ${ms(loopDelay.max)} ms`);
+  const pct = (u: { utilization: number }) => `${(100 * u.utilization).toFixed(0)}%`;
+  line('busy: main thread / PGlite thread', `${pct(busy.main)} / ${pct(busy.db)}`);
   for (const t of hold.slowest)
     line(`  slow turn (${t.priority})`, `${t.ms} ms, busy ${t.busyMs}, longest statement ${t.statementMs} ms: ${t.sql.slice(0, 100)}`);
   const by = Object.entries(hold.over100MsBy).sort((a, b) => b[1].ms - a[1].ms);

@@ -23,7 +23,7 @@ export interface MetricSources {
   queueCounts(): Promise<Record<string, Record<string, number>>>;
   gateState(): Promise<GateStateRow[]>;
   /** The embedded database's session figures (src/db/pglite-session-queue.ts); absent on a server. */
-  sessionStats?: () => SessionHoldStats;
+  sessionStats?: () => Promise<SessionHoldStats>;
   log: Logger;
 }
 
@@ -146,8 +146,8 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       help,
       labelNames: ['priority'],
       registers,
-      collect() {
-        const stats = sources?.sessionStats?.();
+      async collect() {
+        const stats = await sources?.sessionStats?.();
         if (!stats) return;
         for (const p of ['api', 'background'] as const) this.set({ priority: p }, pick(stats, p));
       },

@@ -109,6 +109,26 @@ describe('embedded mode', () => {
     expect(ticks).toBeGreaterThan(5);
   });
 
+  it('keeps timers running while PGlite runs a long statement: it has a thread of its own (src/db/pglite-thread.ts)', async () => {
+    const embedded = m.deps.embedded as EmbeddedDatabase;
+    const c = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+    await c.connect();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const busy0 = embedded.utilization();
+    try {
+      // Half a second inside one synchronous call into PGlite (its thread is busy all along): on
+      // the main thread no timer could fire until it returned.
+      const during = c.query('SELECT pg_sleep(0.5)').then(() => ticks);
+      const before = ticks;
+      expect((await during) - before).toBeGreaterThan(20);
+    } finally {
+      clearInterval(timer);
+      await c.end();
+    }
+    expect(embedded.utilization(busy0).active).toBeGreaterThanOrEqual(450);
+  });
+
   it('runs statements that arrive together in order, an error failing only its own (src/db/session-connection.ts)', async () => {
     const embedded = m.deps.embedded as EmbeddedDatabase;
     const socket = embedded.connect();

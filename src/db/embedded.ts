@@ -1,23 +1,27 @@
 import { execFile } from 'node:child_process';
 import { access, mkdir } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { Logger } from '../logger.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { inProcessSocketPair } from './in-process-socket.js';
-import { SessionQueue, type SessionHoldStats } from './pglite-session-queue.js';
+import type { SessionHoldStats } from './pglite-session-queue.js';
+import { PGliteThread } from './pglite-thread.js';
 import { serveConnection } from './session-connection.js';
 
 export interface EmbeddedDatabase {
   /** postgresql:// URL of the loopback socket server. */
   url: string;
   port: number;
-  db: PGlite;
+  /**
+   * The session itself, outside the session queue: for tools that bulk-load as the database's
+   * owner (a benchmark). Whatever it sets on the session (a role) applies to every connection.
+   */
+  owner: Pick<PGliteThread, 'exec' | 'query'>;
   /**
    * A new connection to the database without the loopback socket, for `pg`'s `stream` option:
    * this process's pools use it (no kernel round trip, and one trip into PGlite per statement
@@ -28,16 +32,19 @@ export interface EmbeddedDatabase {
   /** Switch the single PGlite session to the application role (after migrations). */
   dropPrivileges(): Promise<void>;
   /** How long connections held the single session, and waited for it (pglite-session-queue.ts). */
-  sessionStats(opts?: { reset?: boolean }): SessionHoldStats;
+  sessionStats(opts?: { reset?: boolean }): Promise<SessionHoldStats>;
+  /** How busy PGlite's thread has been, as `performance.eventLoopUtilization` (benchmarks). */
+  utilization(since?: EventLoopUtilization): EventLoopUtilization;
   /** Records this process's API URL in the data directory's lock (data-dir-lock.ts), for CLI commands. */
   advertise(url: string): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * PGlite (PostgreSQL in WASM) with pgvector, served on a loopback port so `pg` and BullMQ
- * connect to it like to any server; this process's own pools skip the socket (`connect()`, the
- * same protocol through an in-process stream). PGlite has ONE session shared by every connection: session
+ * PGlite (PostgreSQL in WASM) with pgvector, in a thread of its own (pglite-thread.ts), served on
+ * a loopback port so `pg` and BullMQ connect to it like to any server; this process's own pools
+ * skip the socket (`connect()`, the same protocol through an in-process stream). PGlite has ONE
+ * session shared by every connection: session
  * settings (search_path, role) made here apply to all of them, and a transaction open on one
  * connection holds every other until it ends — so never wait on another connection inside one.
  */
@@ -89,22 +96,38 @@ async function openDatabase(
     "maintenance_work_mem = '16MB'",
     ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : []),
   ];
-  const db = await PGlite.create({ dataDir, extensions: { vector }, postgresqlconf });
-  // BullMQ's PostgreSQL backend pins search_path with a startup option, which PGlite ignores;
-  // its objects live in schema "bullmq" with singular names that do not clash with ours (plural).
-  await db.exec('SET search_path TO public, bullmq');
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: opts.port, maxConnections: 1000 });
-  // Connections must take turns per protocol exchange, not per message (see SessionQueue).
-  const queue = new SessionQueue(db);
-  (server as unknown as { queryQueue: SessionQueue }).queryQueue = queue;
-  await server.start();
-  const address = server.getServerConn();
-  const port = Number(address.slice(address.lastIndexOf(':') + 1));
+  const db = await PGliteThread.open({
+    dataDir,
+    postgresqlconf,
+    // BullMQ's PostgreSQL backend pins search_path with a startup option, which PGlite ignores;
+    // its objects live in schema "bullmq" with singular names that do not clash with ours (plural).
+    setup: 'SET search_path TO public, bullmq',
+    onExit: (err) => opts.log.error({ err }, 'the embedded database stopped; memloom must be restarted'),
+  });
+  // Connections take turns per protocol exchange, not per message (see SessionQueue).
+  const queue = db.queue;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.setNoDelay(true);
+    serveConnection(queue, socket);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port, '127.0.0.1', () => resolve());
+    });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
   opts.log.info({ port, dataDir: opts.inMemory ? 'memory' : dataDir }, 'embedded database listening');
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     port,
-    db,
+    owner: db,
     connect() {
       const [client, server] = inProcessSocketPair();
       serveConnection(queue, server);
@@ -117,12 +140,15 @@ async function openDatabase(
         `GRANT CREATE ON DATABASE postgres TO memloom_app; GRANT pg_maintain TO memloom_app; GRANT pg_checkpoint TO memloom_app; SET ROLE memloom_app`,
       );
     },
-    sessionStats: (o) => queue.holdStats(o),
+    sessionStats: (o) => db.stats(o),
+    utilization: (since) => db.utilization(since),
     async advertise(url) {
       await lock?.setUrl(url);
     },
     async stop() {
-      await server.stop();
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
       await db.close();
       await lock?.release();
     },

@@ -1,13 +1,11 @@
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inProcessSocketPair } from './in-process-socket.js';
-import { SessionQueue } from './pglite-session-queue.js';
+import { PGliteThread } from './pglite-thread.js';
 import { runAsApi } from './priority.js';
 import { serveConnection } from './session-connection.js';
 
-let db: PGlite;
-let queue: SessionQueue;
+let db: PGliteThread;
 const clients: pg.Client[] = [];
 
 async function client(): Promise<pg.Client> {
@@ -16,7 +14,7 @@ async function client(): Promise<pg.Client> {
     database: 'postgres',
     stream: () => {
       const [mine, server] = inProcessSocketPair();
-      serveConnection(queue, server);
+      serveConnection(db.queue, server);
       return mine;
     },
   } as pg.ClientConfig);
@@ -26,13 +24,12 @@ async function client(): Promise<pg.Client> {
 }
 
 async function queued(n: number): Promise<void> {
-  for (let i = 0; i < 1000 && queue.getQueueLength() < n; i++) await new Promise((r) => setTimeout(r, 5));
-  expect(queue.getQueueLength()).toBe(n);
+  for (let i = 0; i < 1000 && (await db.queueLength()) < n; i++) await new Promise((r) => setTimeout(r, 5));
+  expect(await db.queueLength()).toBe(n);
 }
 
 beforeAll(async () => {
-  db = await PGlite.create();
-  queue = new SessionQueue(db);
+  db = await PGliteThread.open({ dataDir: 'memory://', postgresqlconf: [] });
 });
 afterAll(async () => {
   for (const c of clients) await c.end().catch(() => undefined);
@@ -54,7 +51,7 @@ describe('the embedded session queue', () => {
     const [bgTurn, apiTurn] = await Promise.all([bg, ap]);
     expect(apiTurn).toBeLessThan(bgTurn);
 
-    const stats = queue.holdStats();
+    const stats = await db.stats();
     expect(stats.turns.api).toBeGreaterThanOrEqual(1);
     expect(stats.turns.background).toBeGreaterThanOrEqual(2);
   });

@@ -1,5 +1,20 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { currentPriority, type DbPriority } from './priority.js';
+
+/** What the queue needs of the database that runs its turns (PGlite, in its thread: pglite-thread-serve.ts). */
+export interface ProtocolExecutor {
+  /** Runs a batch of frontend protocol messages, handing the backend's answer to `onData` in order. */
+  protocol(message: Uint8Array, onData: (data: Uint8Array) => void): Promise<void>;
+  isInTransaction(): boolean;
+  exec(sql: string): Promise<unknown>;
+}
+
+/** The queue as a connection sees it (session-connection.ts): here or across threads (pglite-thread.ts). */
+export interface ConnectionQueue {
+  /** Resolves with the answer's size once the batch has run, its answer handed to `onData`. */
+  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number>;
+  /** The connection closed: drop what it still has queued and roll back a transaction it left open. */
+  disconnect(handlerId: number): Promise<void>;
+}
 
 interface Pending {
   handlerId: number;
@@ -59,8 +74,8 @@ const LISTEN_RE = /\b(UN)?LISTEN\s+(?:"([^"]+)"|([^\s;\u0000]+))/gi;
  * one (src/db/priority.ts), unless a background statement has waited BACKGROUND_MAX_WAIT_MS. A
  * turn in progress is never interrupted, which is why background work keeps its transactions short.
  */
-export class SessionQueue {
-  readonly #db: PGlite;
+export class SessionQueue implements ConnectionQueue {
+  readonly #db: ProtocolExecutor;
   readonly #waiting: Pending[] = [];
   /** Channels each connection LISTENs to, and a way to write to its socket between its own queries. */
   readonly #listening = new Map<number, Set<string>>();
@@ -71,14 +86,14 @@ export class SessionQueue {
   #turn: { priority: DbPriority; start: number; busy: number; top: { ms: number; message: Uint8Array } | null } | null = null;
   #stats: SessionHoldStats = emptyStats();
 
-  constructor(db: PGlite) {
+  constructor(db: ProtocolExecutor) {
     this.#db = db;
   }
 
-  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+  /** `priority`: who the statement is for; the caller's async context by default (the queue in PGlite's thread gets it from the main thread). */
+  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void, priority: DbPriority = currentPriority()): Promise<number> {
     this.#push.set(handlerId, onData);
     this.#trackListen(handlerId, message);
-    const priority = currentPriority();
     return new Promise((resolve, reject) => {
       this.#waiting.push({ handlerId, message, onData, resolve, reject, priority, at: performance.now() });
       void this.#process();
@@ -134,6 +149,11 @@ export class SessionQueue {
     }
   }
 
+  async disconnect(handlerId: number): Promise<void> {
+    this.clearQueueForHandler(handlerId);
+    await this.clearTransactionIfNeeded(handlerId);
+  }
+
   getQueueLength(): number {
     return this.#waiting.length;
   }
@@ -179,15 +199,11 @@ export class SessionQueue {
           if (!turn.top || ms > turn.top.ms) turn.top = { ms, message: item.message };
         };
         try {
-          await this.#db.runExclusive(() =>
-            this.#db.execProtocolRawStream(item.message, {
-              onRawData: (data: Uint8Array) => {
-                bytes += data.length;
-                const own = router.route(data);
-                if (own.length > 0) item.onData(own);
-              },
-            }),
-          );
+          await this.#db.protocol(item.message, (data) => {
+            bytes += data.length;
+            const own = router.route(data);
+            if (own.length > 0) item.onData(own);
+          });
         } catch (err) {
           account();
           item.reject(err);

@@ -1,17 +1,17 @@
 import type { Duplex } from 'node:stream';
-import type { SessionQueue } from './pglite-session-queue.js';
+import type { ConnectionQueue } from './pglite-session-queue.js';
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const CANCEL_REQUEST = 80877102;
 const TERMINATE = 0x58; // 'X'
 
-/** Session-queue ids of in-process connections; pglite-socket numbers its handlers from 1 up. */
+/** Session-queue ids of connections. */
 let nextId = -1;
 
 /**
- * Serves one in-process connection (embedded.ts `connect()`) on the session queue: the server
- * side of PostgreSQL's wire protocol, minus what PGlite answers itself.
+ * Serves one connection on the session queue: in-process (embedded.ts `connect()`) or on the
+ * loopback port. The server side of PostgreSQL's wire protocol, minus what PGlite answers itself.
  *
  * pglite-socket's handler gives PGlite one protocol message per call. `pg` sends a parameterized
  * query as five (Parse, Bind, Describe, Execute, Sync), so that is five trips into PGlite, each
@@ -22,7 +22,7 @@ let nextId = -1;
  * Startup: SSL and GSSAPI encryption requests are declined ('N'), as pglite-socket does; a cancel
  * request (which `pg` sends on a connection of its own) is not supported and just closes it.
  */
-export function serveConnection(queue: SessionQueue, socket: Duplex): void {
+export function serveConnection(queue: ConnectionQueue, socket: Duplex): void {
   const id = nextId--;
   let buffer: Buffer = Buffer.alloc(0);
   let started = false;
@@ -38,8 +38,7 @@ export function serveConnection(queue: SessionQueue, socket: Duplex): void {
     if (closed) return;
     closed = true;
     // Drops what this connection still has queued and rolls back a transaction it left open.
-    queue.clearQueueForHandler(id);
-    void queue.clearTransactionIfNeeded(id).catch(() => undefined);
+    void queue.disconnect(id).catch(() => undefined);
     socket.destroy();
   };
 

@@ -37,9 +37,9 @@ export const extract = defineStage({
   key: extractKey,
   // The offline extractor's thread loads for about a second; start it while triage and embedding run.
   warm: { on: ['triage', 'chunk', 'embed'], run: (deps) => deps.providers.llm.warm?.() },
-  // Offline, a pass alternates between the extractor's thread and the main thread (its SQL): with
-  // 3 passes in flight one of them is almost always ready for each (2 left the main thread idle a
-  // quarter of a burst's extraction phase). A model provider keeps 2 per process.
+  // Offline, a pass alternates between the extractor's thread and the database (its SQL): with
+  // 3 passes in flight one of them is almost always ready for each (2 left the database idle a
+  // quarter of a burst's extraction phase, measured when PGlite ran on the main thread). A model provider keeps 2 per process.
   concurrency: (config) => (config.LLM_PROVIDER === 'heuristic' ? 3 : 2),
   async handle({ tenantId, extractKey: key }, { deps, job, log }): Promise<{ events: number; waitMs?: number; after?: AfterPass } & Partial<WriteCounts>> {
     const claimed = await withTenant(deps.db, tenantId, async (tx) => {

@@ -91,8 +91,8 @@ export async function insertEvents(tx: Queryable, rows: EventRow[]): Promise<Ins
 }
 
 // ---------------------------------------------------------------------------------------------
-// One round trip per write. PGlite runs every protocol message on the one thread that also
-// serves HTTP, and a parameterised statement costs several messages (Parse, Bind, Describe,
+// One round trip per write. PGlite takes one call per batch of protocol messages (a round trip
+// to its thread), and a parameterised statement costs several messages (Parse, Bind, Describe,
 // Execute, Sync) where a simple query costs one; BEGIN, set_config and COMMIT are three more.
 // A simple-protocol message holding several statements runs as ONE implicit transaction, so
 // `set_config(…, true)` + the writes + the implicit commit take a single round trip. Values go in

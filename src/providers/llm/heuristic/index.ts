@@ -3,8 +3,8 @@
  * No network, no weights, no cost; deterministic for a given input.
  *
  * With `thread: true` (what createLlm uses) extraction runs in one worker thread (thread.ts),
- * started on the first call: it costs several milliseconds of CPU per message, and on the main
- * thread that time was taken from PGlite, which in embedded mode runs every query of the process.
+ * started on the first call: it costs several milliseconds of CPU per message, which on the main
+ * thread would hold the API and the queues.
  * A thread that dies fails the calls it held with a retryable error; the next call starts another.
  */
 import { Worker } from 'node:worker_threads';

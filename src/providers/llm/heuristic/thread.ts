@@ -1,7 +1,7 @@
 /**
  * The heuristic extractor in a worker thread: answers `{ id, input }` with `{ id, result }` or
  * `{ id, error }`, one request at a time. compromise, jieba and the tokenizer load here once, so
- * the process's main thread (PGlite, the queues, the API) neither pays their CPU nor holds them.
+ * the process's main thread (the queues, the API) neither pays their CPU nor holds them.
  */
 import { parentPort } from 'node:worker_threads';
 import type { ExtractInput } from '../types.js';
