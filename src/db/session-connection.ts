@@ -29,10 +29,10 @@ export function serveConnection(queue: ConnectionQueue, socket: Duplex): void {
   let closed = false;
   let turns: Promise<void> = Promise.resolve();
 
-  // A copy: PGlite hands out views of a buffer it reuses for the next answer, and the socket
-  // delivers on a later tick.
+  // As it is: answers come from PGlite's thread as copies of their own (pglite-thread-serve.ts),
+  // which nothing else writes to while the socket delivers them on a later tick.
   const write = (data: Uint8Array): void => {
-    if (!closed && socket.writable) socket.write(Buffer.from(data));
+    if (!closed && socket.writable) socket.write(data);
   };
   const close = (): void => {
     if (closed) return;
