@@ -225,6 +225,8 @@ async function main(): Promise<void> {
   if (global.gc) global.gc();
   await sleep(5000);
   const idleAfter = rssMb();
+  const usage = process.memoryUsage();
+  const dbMemory = await embedded.memory();
   const pgdata = await du(path.join(m.home, 'pgdata'));
   const wal = await du(path.join(m.home, 'pgdata', 'pg_wal'));
   const f = (x: number, d = 1) => x.toFixed(d);
@@ -268,6 +270,12 @@ async function main(): Promise<void> {
     `${counts!.events} / ${counts!.memories} (${counts!.active}) / ${counts!.relations} / ${counts!.provenance}`,
   );
   line('RSS: idle before / peak / VmHWM / idle after', `${f(idleBefore, 0)} / ${f(peak, 0)} / ${f(peakRssMb(), 0)} / ${f(idleAfter, 0)} MB`);
+  // After the run: PGlite's WebAssembly memory never shrinks, so it is also its peak.
+  const mb = (bytes: number) => f(bytes / 2 ** 20, 0);
+  line(
+    '  of it after: PGlite wasm / its heap / main heap',
+    `${mb(dbMemory.wasmBytes)} / ${mb(dbMemory.heapBytes)} / ${mb(usage.heapTotal)} MB (process external ${mb(usage.external)} MB)`,
+  );
   line('pgdata (of it WAL) / raw content', `${f(pgdata / 2 ** 20)} MB (${f(wal / 2 ** 20)} MB) / ${f(bytes / 2 ** 20, 2)} MB`);
   await m.close();
   if (keep) console.error(`kept the soak's MEMLOOM_HOME: ${m.home}`);

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { inProcessSocketPair } from './in-process-socket.js';
 import type { SessionHoldStats } from './pglite-session-queue.js';
+import type { ThreadMemory } from './pglite-thread-serve.js';
 import { PGliteThread } from './pglite-thread.js';
 import { serveConnection } from './session-connection.js';
 
@@ -35,6 +36,8 @@ export interface EmbeddedDatabase {
   sessionStats(opts?: { reset?: boolean }): Promise<SessionHoldStats>;
   /** How busy PGlite's thread has been, as `performance.eventLoopUtilization` (benchmarks). */
   utilization(since?: EventLoopUtilization): EventLoopUtilization;
+  /** What PGlite's thread holds: its WebAssembly memory and V8 heap, in bytes (benchmarks). */
+  memory(): Promise<ThreadMemory>;
   /** Records this process's API URL in the data directory's lock (data-dir-lock.ts), for CLI commands. */
   advertise(url: string): Promise<void>;
   stop(): Promise<void>;
@@ -142,6 +145,7 @@ async function openDatabase(
     },
     sessionStats: (o) => db.stats(o),
     utilization: (since) => db.utilization(since),
+    memory: () => db.memory(),
     async advertise(url) {
       await lock?.setUrl(url);
     },

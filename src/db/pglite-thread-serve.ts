@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import { SessionQueue, type ProtocolExecutor } from './pglite-session-queue.js';
@@ -10,6 +11,7 @@ export type ThreadRequest =
   | { op: 'disconnect'; id: number; handler: number }
   | { op: 'stats'; id: number; reset: boolean }
   | { op: 'queueLength'; id: number }
+  | { op: 'memory'; id: number }
   | { op: 'exec'; id: number; sql: string }
   | { op: 'query'; id: number; sql: string; params?: unknown[] }
   | { op: 'close'; id: number };
@@ -22,6 +24,12 @@ export type ThreadRequest =
 export type ThreadReply =
   | { id: number; data?: Uint8Array[]; result?: unknown; error?: { message: string; code?: string; stack?: string } }
   | { handler: number; data: Uint8Array[] };
+
+/** PGlite's WebAssembly memory (it grows to its peak use and never shrinks) and the thread's V8 heap. */
+export interface ThreadMemory {
+  wasmBytes: number;
+  heapBytes: number;
+}
 
 /** Pieces of a long answer go to the main thread once they pass this size (an export streams). */
 const FLUSH_BYTES = 1 << 20;
@@ -63,6 +71,10 @@ export function serveDatabaseThread(port: MessagePort, opening: Promise<PGlite>)
         return queue.holdStats({ reset: req.reset });
       case 'queueLength':
         return queue.getQueueLength();
+      case 'memory': {
+        const heap = getHeapStatistics();
+        return { wasmBytes: db.Module.HEAPU8.byteLength, heapBytes: heap.total_heap_size } satisfies ThreadMemory;
+      }
       case 'exec':
         return void (await db.exec(req.sql));
       case 'query':

@@ -1,7 +1,7 @@
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { ConnectionQueue, SessionHoldStats } from './pglite-session-queue.js';
-import type { ThreadReply, ThreadRequest } from './pglite-thread-serve.js';
+import type { ThreadMemory, ThreadReply, ThreadRequest } from './pglite-thread-serve.js';
 import { currentPriority } from './priority.js';
 
 /** A request as the caller writes it: the id is added here. */
@@ -91,6 +91,11 @@ export class PGliteThread {
   /** How busy the thread has been (PGlite's statements run synchronously, so they count as busy): as `performance.eventLoopUtilization`. */
   utilization(since?: EventLoopUtilization): EventLoopUtilization {
     return this.#worker.performance.eventLoopUtilization(since);
+  }
+
+  /** What the thread holds: PGlite's WebAssembly memory and the thread's V8 heap (benchmarks). */
+  memory(): Promise<ThreadMemory> {
+    return this.#call({ op: 'memory' }) as Promise<ThreadMemory>;
   }
 
   /** Batches waiting for the session (tests). */
