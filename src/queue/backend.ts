@@ -20,6 +20,9 @@ export interface QueueBackend {
   ): Worker;
 }
 
+/** A limiter max no queue reaches (BullMQ's PostgreSQL backend stores it as an integer). */
+const NEVER_LIMITS = 2 ** 31 - 1;
+
 export function redisConnection(redisUrl: string): ConnectionOptions {
   const u = new URL(redisUrl);
   return {
@@ -48,7 +51,12 @@ export function createQueueBackend(opts: {
       kind: 'redis',
       prefix: opts.prefix,
       createQueue: (name) => new Queue(name, base),
-      createWorker: (name, processor, workerOpts) => new Worker(name, processor, { ...base, ...workerOpts }),
+      // On Redis, `worker.rateLimit()` (a provider's 429) pauses the queue for every worker only
+      // when the worker has a limiter max: BullMQ's moveToActive checks the limiter key only then.
+      // Without one, other slots and processes kept taking jobs during the pause. This max never
+      // limits by itself; the PostgreSQL backend honours the pause without it.
+      createWorker: (name, processor, workerOpts) =>
+        new Worker(name, processor, { ...base, limiter: { max: NEVER_LIMITS, duration: 60_000 }, ...workerOpts }),
     };
   }
   const pgClasses = withBackend(createPostgresBackend);

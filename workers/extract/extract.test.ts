@@ -267,24 +267,31 @@ describe.each([{ redis: false }, { redis: true }])('extract stage with an OpenAI
     expect(await provenanceCount(ids)).toBeGreaterThan(0);
   });
 
-  it('on a 429 with retry-after rate-limits the queue without using an attempt, then completes', async () => {
+  it('on a 429 with retry-after rate-limits the queue for every worker without using an attempt, then completes', async () => {
     await embedded('ext-7', [['Chen Wei', 'Next month we will upgrade the Redis cluster.']]);
     await embedded('ext-8', [['Chen Wei', 'I prefer Python for notebooks.']]);
     workers = startWorkers(m.deps, CATALOG, ['extract']);
-    const queue = m.deps.queues.get('extract');
-    await queue.add('extract', { tenantId: TENANT, extractKey: 'session:ext-7' }, jobOptions('extract-clean'));
-    const clean = await waitForJob(queue, 'extract-clean', ['completed', 'failed']);
-    expect(clean.state).toBe('completed');
+    // The workers of a second process on the same queue: the pause holds for them too, so the job
+    // is not started again (and bounced by the provider's cooldown) before the Retry-After ends.
+    const second = startWorkers(m.deps, CATALOG, ['extract']);
+    try {
+      const queue = m.deps.queues.get('extract');
+      await queue.add('extract', { tenantId: TENANT, extractKey: 'session:ext-7' }, jobOptions('extract-clean'));
+      const clean = await waitForJob(queue, 'extract-clean', ['completed', 'failed']);
+      expect(clean.state).toBe('completed');
 
-    const since = stub.calls.length;
-    stub.script(CHAT, [{ status: 429, retryAfter: 1 }]);
-    await queue.add('extract', { tenantId: TENANT, extractKey: 'session:ext-8' }, jobOptions('extract-429'));
-    const { job, state } = await waitForJob(queue, 'extract-429', ['completed', 'failed']);
-    expect(state).toBe('completed');
-    expect(callsTo(stub, CHAT, since).map((c) => c.status)).toEqual([429, 200]);
-    expect(job.attemptsMade).toBe(clean.job.attemptsMade);
-    expect(job.attemptsStarted).toBe(clean.job.attemptsStarted + 1);
-    expect(await deadLettersOf(m.deps.db, 'extract', 'extract-429')).toEqual([]);
+      const since = stub.calls.length;
+      stub.script(CHAT, [{ status: 429, retryAfter: 1 }]);
+      await queue.add('extract', { tenantId: TENANT, extractKey: 'session:ext-8' }, jobOptions('extract-429'));
+      const { job, state } = await waitForJob(queue, 'extract-429', ['completed', 'failed']);
+      expect(state).toBe('completed');
+      expect(callsTo(stub, CHAT, since).map((c) => c.status)).toEqual([429, 200]);
+      expect(job.attemptsMade).toBe(clean.job.attemptsMade);
+      expect(job.attemptsStarted).toBe(clean.job.attemptsStarted + 1);
+      expect(await deadLettersOf(m.deps.db, 'extract', 'extract-429')).toEqual([]);
+    } finally {
+      await second.close();
+    }
   });
 
   /** Model and embedding calls (readiness probes of GET /v1/models are free). */
