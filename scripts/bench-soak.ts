@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { startTestMemloom, type TestMemloom } from '../test/support/memloom.js';
+import { formatRssBreakdown, rssBreakdown, type RssBreakdown } from './rss-breakdown.js';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -166,11 +167,22 @@ async function main(): Promise<void> {
   await sleep(2000);
   await embedded.sessionStats({ reset: true }); // startup (migrations, index checks) is not background work
   const idleBefore = rssMb();
+  const idleMap = rssBreakdown();
   const t0 = performance.now();
   const elu0 = performance.eventLoopUtilization();
   const dbElu0 = embedded.utilization();
   let peak = rssMb();
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 500);
+  // What the peak is made of: read from /proc at most every 5 s, when RSS rose 8 MB above the last reading.
+  let peakMap: RssBreakdown | undefined;
+  let mappedAt = 0;
+  const sampler = setInterval(() => {
+    const now = rssMb();
+    if (now > peak + 8 && Date.now() - mappedAt > 5000) {
+      peakMap = rssBreakdown() ?? peakMap;
+      mappedAt = Date.now();
+    }
+    peak = Math.max(peak, now);
+  }, 500);
   // How late memloom's main thread runs what is due (the API's handlers, the queues, the stages' JavaScript).
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -276,6 +288,10 @@ async function main(): Promise<void> {
     '  of it after: PGlite wasm / its heap / main heap',
     `${mb(dbMemory.wasmBytes)} / ${mb(dbMemory.heapBytes)} / ${mb(usage.heapTotal)} MB (process external ${mb(usage.external)} MB)`,
   );
+  if (idleMap) line('  idle before, from /proc/self/smaps', formatRssBreakdown(idleMap));
+  if (peakMap) line('  near the peak, from /proc/self/smaps', formatRssBreakdown(peakMap));
+  const afterMap = rssBreakdown();
+  if (afterMap) line('  after, from /proc/self/smaps', formatRssBreakdown(afterMap));
   line('pgdata (of it WAL) / raw content', `${f(pgdata / 2 ** 20)} MB (${f(wal / 2 ** 20)} MB) / ${f(bytes / 2 ** 20, 2)} MB`);
   await m.close();
   if (keep) console.error(`kept the soak's MEMLOOM_HOME: ${m.home}`);

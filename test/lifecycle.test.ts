@@ -108,10 +108,14 @@ describe('TTL expiry', () => {
     const oldEpisode = await seed('ttl', { content: 'We had a team offsite in the mountains.', kind: 'episode', daysAgo: 40 });
     const newEpisode = await seed('ttl', { content: 'We had a team lunch at the harbour.', kind: 'episode', daysAgo: 10 });
 
-    await waitFor(async () => (await rows('SELECT 1 FROM memories WHERE id = ANY($1::uuid[])', [[gone, correction, oldEpisode]])).length === 0, {
-      timeoutMs: 120_000,
-      what: 'the sweep',
-    });
+    // The sweep runs every 300 ms, so one run may come between the seeds above: wait for the one
+    // that has seen them all (the new episode's default expiry is set by the same pass).
+    await waitFor(
+      async () =>
+        (await rows('SELECT 1 FROM memories WHERE id = ANY($1::uuid[])', [[gone, correction, oldEpisode]])).length === 0 &&
+        (await rows('SELECT 1 FROM memories WHERE id = $1 AND expires_at IS NOT NULL', [newEpisode])).length === 1,
+      { timeoutMs: 120_000, what: 'the sweep' },
+    );
     expect(await rows(`SELECT 1 FROM provenance WHERE object_type = 'memory' AND object_id = ANY($1::uuid[])`, [[gone, correction, oldEpisode]])).toEqual([]);
     expect(await rows('SELECT 1 FROM memory_relations WHERE id = $1', [relation])).toEqual([]);
     expect(await rows('SELECT status, superseded_by FROM memories WHERE id = $1', [older])).toEqual([{ status: 'active', superseded_by: null }]);
