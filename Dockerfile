@@ -24,6 +24,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     MEMLOOM_HOME=/data/memloom \
     EVENTS_DIR=/data/events \
     PORT=8787

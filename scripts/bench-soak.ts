@@ -281,6 +281,7 @@ async function main(): Promise<void> {
     'rows: events / memories (active) / rel. / prov.',
     `${counts!.events} / ${counts!.memories} (${counts!.active}) / ${counts!.relations} / ${counts!.provenance}`,
   );
+  line('MALLOC_ARENA_MAX (npm run bench:soak sets 2)', process.env.MALLOC_ARENA_MAX ?? 'unset');
   line('RSS: idle before / peak / VmHWM / idle after', `${f(idleBefore, 0)} / ${f(peak, 0)} / ${f(peakRssMb(), 0)} / ${f(idleAfter, 0)} MB`);
   // After the run: PGlite's WebAssembly memory never shrinks, so it is also its peak.
   const mb = (bytes: number) => f(bytes / 2 ** 20, 0);
