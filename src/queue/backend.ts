@@ -55,8 +55,7 @@ export function createQueueBackend(opts: {
       // when the worker has a limiter max: BullMQ's moveToActive checks the limiter key only then.
       // Without one, other slots and processes kept taking jobs during the pause. This max never
       // limits by itself; the PostgreSQL backend honours the pause without it.
-      createWorker: (name, processor, workerOpts) =>
-        new Worker(name, processor, { ...base, limiter: { max: NEVER_LIMITS, duration: 60_000 }, ...workerOpts }),
+      createWorker: (name, processor, workerOpts) => new Worker(name, processor, { ...base, limiter: { max: NEVER_LIMITS, duration: 60_000 }, ...workerOpts }),
     };
   }
   const pgClasses = withBackend(createPostgresBackend);
