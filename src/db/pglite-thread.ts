@@ -25,7 +25,7 @@ const YOUNG_GENERATION_MB = 8;
 /**
  * PGlite in a thread of its own (pglite-thread.mjs, pglite-thread-serve.ts), with the session
  * queue next to it. PGlite runs each statement synchronously on the thread that owns it: on the
- * main thread every statement (a checkpoint: ~300 ms) also stopped the HTTP server, timers and the
+ * main thread every statement (a checkpoint: 150–300 ms) also stopped the HTTP server, timers and the
  * pipeline's JavaScript, and the process's SQL and JavaScript shared one core. Here the main
  * thread posts each batch of protocol messages, with the priority of the code that sent it
  * (priority.ts), and gets the answer back in one message; a trip costs ~60 µs each way on 2 cores.
