@@ -102,8 +102,8 @@ export interface Context {
   queuePrefix: string;
 }
 
-/** Variables allowed on containers besides memloom's own configuration. */
-export const ENV_ALLOWLIST = new Set(['NODE_ENV', 'POSTGRES_USER', 'POSTGRES_PASSWORD', 'POSTGRES_DB', 'POSTGRES_INITDB_ARGS']);
+/** Variables allowed on containers besides memloom's own configuration (MALLOC_ARENA_MAX: glibc's, docs/operations.md). */
+export const ENV_ALLOWLIST = new Set(['NODE_ENV', 'MALLOC_ARENA_MAX', 'POSTGRES_USER', 'POSTGRES_PASSWORD', 'POSTGRES_DB', 'POSTGRES_INITDB_ARGS']);
 /** Third-party images must be exactly these; memloom images need an explicit, non-latest tag. */
 export const PINNED_IMAGES: Record<string, string> = { 'pgvector/pgvector': 'pgvector/pgvector:0.8.0-pg15', redis: 'redis:7', node: 'node:20-bookworm-slim' };
 export const DEFAULT_PORT = 8787;
