@@ -175,11 +175,13 @@ async function main(): Promise<void> {
   // What the peak is made of: read from /proc at most every 5 s, when RSS rose 8 MB above the last reading.
   let peakMap: RssBreakdown | undefined;
   let mappedAt = 0;
+  let mappedRss = 0;
   const sampler = setInterval(() => {
     const now = rssMb();
-    if (now > peak + 8 && Date.now() - mappedAt > 5000) {
+    if (now > mappedRss + 8 && Date.now() - mappedAt > 5000) {
       peakMap = rssBreakdown() ?? peakMap;
       mappedAt = Date.now();
+      mappedRss = now;
     }
     peak = Math.max(peak, now);
   }, 500);
