@@ -5,8 +5,7 @@ import { AutoAnalyze } from './db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { ensureTenants, migrate } from './db/migrator.js';
 import { createPool, listTenants, type Db } from './db/pool.js';
-import { ensureVectorIndexes } from './db/vector-index.js';
-import { EXACT_SCAN_MAX } from './db/sql/recall.js';
+import { EMBEDDED_ANN_MIN_ROWS, ensureVectorIndexes } from './db/vector-index.js';
 import { createQueueBackend } from './queue/backend.js';
 import { Queues } from './queue/queues.js';
 import { Dispatcher } from './queue/dispatcher.js';
@@ -77,7 +76,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
     const autoAnalyze = embedded
       ? new AutoAnalyze(db, log.child({ component: 'auto-analyze' }), AUTO_ANALYZE_INTERVAL_MS, {
           dims: rawProviders.embeddings.dimensions,
-          minRows: EXACT_SCAN_MAX,
+          minRows: EMBEDDED_ANN_MIN_ROWS,
         })
       : undefined;
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX, stream });
@@ -129,7 +128,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
 
 /**
  * Migrations, tenants and vector indexes, as the database owner, before the app role takes over.
- * A server gets every vector index now; embedded mode only those of tables past EXACT_SCAN_MAX rows.
+ * A server gets every vector index now; embedded mode only those of tables past EMBEDDED_ANN_MIN_ROWS rows.
  */
 async function prepareDatabase(url: string, config: Config, providers: Providers, embedded: boolean, log: Logger): Promise<void> {
   const owner = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
@@ -137,7 +136,7 @@ async function prepareDatabase(url: string, config: Config, providers: Providers
   try {
     await migrate(owner, log.child({ component: 'migrate' }));
     await ensureTenants(owner, config.MEMLOOM_API_KEYS.values());
-    await ensureVectorIndexes(owner, providers.embeddings.dimensions, embedded ? EXACT_SCAN_MAX : 0, log);
+    await ensureVectorIndexes(owner, providers.embeddings.dimensions, embedded ? EMBEDDED_ANN_MIN_ROWS : 0, log);
   } finally {
     await owner.end();
   }

@@ -191,7 +191,7 @@ describe('embedded mode', () => {
           `SELECT indexname AS name FROM pg_indexes WHERE indexname IN ('chunks_hnsw_384', 'memories_hnsw_384') ORDER BY 1`,
         )
       ).rows.map((r) => r.name);
-    // A fresh store: no graph to update on every insert (its searches are exact, EXACT_SCAN_MAX).
+    // A fresh store: no graph to update on every insert (EMBEDDED_ANN_MIN_ROWS).
     expect(await indexes()).toEqual([]);
     await withTenant(m.deps.db, 'default', async (tx) => {
       const { rows: ev } = await tx.query<{ id: string }>(`INSERT INTO events (idem_key, content, content_hash) VALUES ('ann', 'x', 'h') RETURNING id`);
@@ -203,7 +203,7 @@ describe('embedded mode', () => {
       );
     });
     const log = createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }, process.stderr);
-    // The process's own pass waits for EXACT_SCAN_MAX rows; these use smaller thresholds. Under one, nothing is built.
+    // The process's own pass waits for EMBEDDED_ANN_MIN_ROWS rows; these use smaller thresholds. Under one, nothing is built.
     await m.deps.db.query('ANALYZE chunks');
     expect(await ensureVectorIndexes(m.deps.db, 384, 1000, log)).toEqual(
       new Map([

@@ -4,6 +4,14 @@ import type { Logger } from '../logger.js';
 export const VECTOR_TABLES = ['chunks', 'memories'] as const;
 export type VectorTable = (typeof VECTOR_TABLES)[number];
 export type VectorIndexState = 'created' | 'exists' | 'small' | 'unsupported';
+/**
+ * Embedded mode builds a vector table's HNSW index once the table passes this many rows. The
+ * build is one statement, and PGlite runs nothing else while it runs: at 5,000 chunks it held the
+ * database 324–514 ms in the soak, and the cost grows with the rows. Searches stay exact up to
+ * EXACT_SCAN_MAX rows per user (src/db/sql/recall.ts) whether the index exists or not; built
+ * earlier, it only costs the inserts between the two thresholds a graph update each.
+ */
+export const EMBEDDED_ANN_MIN_ROWS = 1000;
 /** pgvector's HNSW limit for the `vector` type (the SQL function checks it too). */
 const MAX_HNSW_DIMS = 2000;
 
@@ -13,9 +21,8 @@ const MAX_HNSW_DIMS = 2000;
  * queries must match (src/db/sql/recall.ts, memories-write.ts). The SQL function
  * memloom_ensure_ann_index (prisma/migrations/20261130030000_ann_index_on_demand) builds one when
  * it is missing and its table holds more than `minRows` rows: 0 in server mode (every index at
- * startup), EXACT_SCAN_MAX in embedded mode, where smaller tables are searched exactly and an index
- * would only cost every insert a graph update on PGlite's one thread (AutoAnalyze builds it once
- * the table grows). Returns each table's state: built now, already there, still too small, or
+ * startup), EMBEDDED_ANN_MIN_ROWS in embedded mode, where an index on a small table would only cost
+ * every insert a graph update on PGlite's one thread (AutoAnalyze builds it once the table grows). Returns each table's state: built now, already there, still too small, or
  * over the HNSW limit.
  */
 export async function ensureVectorIndexes(
