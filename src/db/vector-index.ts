@@ -22,8 +22,8 @@ const MAX_HNSW_DIMS = 2000;
  * memloom_ensure_ann_index (prisma/migrations/20261130030000_ann_index_on_demand) builds one when
  * it is missing and its table holds more than `minRows` rows: 0 in server mode (every index at
  * startup), EMBEDDED_ANN_MIN_ROWS in embedded mode, where an index on a small table would only cost
- * every insert a graph update on PGlite's one thread (AutoAnalyze builds it once the table grows). Returns each table's state: built now, already there, still too small, or
- * over the HNSW limit.
+ * every insert a graph update on PGlite's one thread (AutoAnalyze builds it once the table grows).
+ * Returns each table's state: built now, already there, still too small, or over the HNSW limit.
  */
 export async function ensureVectorIndexes(
   db: Queryable,

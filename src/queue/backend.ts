@@ -20,7 +20,7 @@ export interface QueueBackend {
   ): Worker;
 }
 
-/** A limiter max no queue reaches (BullMQ's PostgreSQL backend stores it as an integer). */
+/** A limiter max no queue reaches in its window: the limiter is there for `rateLimit()` only. */
 const NEVER_LIMITS = 2 ** 31 - 1;
 
 export function redisConnection(redisUrl: string): ConnectionOptions {
