@@ -15,6 +15,9 @@ import { createLogger } from '../src/logger.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { REDIS_URL, getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 
+/** A pg client on the embedded database through an in-process connection, as memloom's pools connect. */
+const inProcessClient = (embedded: EmbeddedDatabase) => new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+
 describe('embedded mode', () => {
   let m: TestMemloom;
   beforeAll(async () => {
@@ -52,7 +55,7 @@ describe('embedded mode', () => {
       pooled.release();
     }
     const embedded = m.deps.embedded as EmbeddedDatabase;
-    const dying = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+    const dying = inProcessClient(embedded);
     dying.on('error', () => undefined);
     await dying.connect();
     await dying.query(`BEGIN; SELECT set_config('app.tenant_id', 'default', true)`);
@@ -68,7 +71,7 @@ describe('embedded mode', () => {
     const embedded = m.deps.embedded as EmbeddedDatabase;
     const clients = await Promise.all(
       Array.from({ length: 6 }, async () => {
-        const c = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+        const c = inProcessClient(embedded);
         await c.connect();
         return c;
       }),
@@ -94,7 +97,7 @@ describe('embedded mode', () => {
 
   it('lets timers and I/O run between the statements of a busy in-process connection (src/db/session-connection.ts)', async () => {
     const embedded = m.deps.embedded as EmbeddedDatabase;
-    const c = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+    const c = inProcessClient(embedded);
     await c.connect();
     let ticks = 0;
     const timer = setInterval(() => ticks++, 1);
@@ -111,7 +114,7 @@ describe('embedded mode', () => {
 
   it('keeps timers running while PGlite runs a long statement: it has a thread of its own (src/db/pglite-thread.ts)', async () => {
     const embedded = m.deps.embedded as EmbeddedDatabase;
-    const c = new pg.Client({ connectionString: embedded.url, stream: () => embedded.connect() } as pg.ClientConfig);
+    const c = inProcessClient(embedded);
     await c.connect();
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
