@@ -3,6 +3,7 @@ import { isEmbedded, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { AutoAnalyze } from './db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { upgradeFullTextKeys } from './db/fts-upgrade.js';
 import { ensureTenants, migrate } from './db/migrator.js';
 import { createPool, listTenants, type Db } from './db/pool.js';
 import { EMBEDDED_ANN_MIN_ROWS, ensureVectorIndexes } from './db/vector-index.js';
@@ -127,7 +128,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
 }
 
 /**
- * Migrations, tenants and vector indexes, as the database owner, before the app role takes over.
+ * Migrations, tenants, full-text keys of an older tokenizer and vector indexes, as the database owner, before the app role takes over.
  * A server gets every vector index now; embedded mode only those of tables past EMBEDDED_ANN_MIN_ROWS rows.
  */
 async function prepareDatabase(url: string, config: Config, providers: Providers, embedded: boolean, log: Logger): Promise<void> {
@@ -136,6 +137,7 @@ async function prepareDatabase(url: string, config: Config, providers: Providers
   try {
     await migrate(owner, log.child({ component: 'migrate' }));
     await ensureTenants(owner, config.MEMLOOM_API_KEYS.values());
+    await upgradeFullTextKeys(owner, log.child({ component: 'migrate' }));
     await ensureVectorIndexes(owner, providers.embeddings.dimensions, embedded ? EMBEDDED_ANN_MIN_ROWS : 0, log);
   } finally {
     await owner.end();

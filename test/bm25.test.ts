@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { upgradeFullTextKeys } from '../src/db/fts-upgrade.js';
 import { withTenant } from '../src/db/pool.js';
+import { FTS_TOKENS_VERSION, ftsDocument } from '../src/domain/text.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { keywordSearch, rareTerms, termWeights } from '../src/db/sql/recall-bm25.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
@@ -8,6 +11,9 @@ import { SERVER_MODE } from './support/server-db.js';
 
 const KEYS = { acme: 'ka', globex: 'kb' } as const;
 type Tenant = keyof typeof KEYS;
+/** A word as full-text keys hold it (its Porter stem). */
+const tok = (word: string) => ftsDocument(word);
+const tenantOf: Tenant = 'globex';
 const auth = (t: Tenant) => ({ authorization: `Bearer ${KEYS[t]}` });
 
 let m: TestMemloom;
@@ -265,11 +271,13 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       const [second] = await ingest('acme', [{ ...turns('ann', 's1', ['', 'alphatwo replies'])[1] }]);
       await ingest('acme', [{ ...turns('ann', 's1', ['', '', 'alphathree closes'])[2] }]);
       const first = await keyParts('acme', 'alphaone opens the session');
-      expect(first.next).toContain('alphatwo');
-      expect(first.meta).toEqual(expect.arrayContaining(['november', '2026', 'monday', 'sasha']));
+      expect(first.next).toContain(tok('alphatwo'));
+      // Stemmed as the query's words are ("Monday" meets "mondai"), unlike the raw words a rebuild once took from the event.
+      expect(first.meta).toEqual(expect.arrayContaining(['november', '2026', 'monday', 'sasha'].map(tok)));
+      expect(first.meta).toContain('mondai');
       const middle = await keyParts('acme', 'alphatwo replies');
-      expect(middle.prev).toContain('alphaone');
-      expect(middle.next).toContain('alphathree');
+      expect(middle.prev).toContain(tok('alphaone'));
+      expect(middle.next).toContain(tok('alphathree'));
 
       const everyKey = async (t: Tenant) =>
         (await sql<{ content: string; words: string[] }>(t, 'SELECT content, tsvector_to_array(fts) AS words FROM chunks')).map((r) => ({
@@ -286,9 +294,9 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       // Forgetting the middle turn takes its text out of its neighbours' keys, which now meet.
       expect((await postJson(`${m.url}/v1/forget`, { event_id: second }, auth('acme'))).status).toBe(200);
       const after = await keyParts('acme', 'alphaone opens the session');
-      expect(after.next).toContain('alphathree');
-      expect([...after.own, ...after.prev, ...after.next, ...after.meta]).not.toContain('alphatwo');
-      expect((await keyParts('acme', 'alphathree closes')).prev).toContain('alphaone');
+      expect(after.next).toContain(tok('alphathree'));
+      expect([...after.own, ...after.prev, ...after.next, ...after.meta]).not.toContain(tok('alphatwo'));
+      expect((await keyParts('acme', 'alphathree closes')).prev).toContain(tok('alphaone'));
       await expectExact('acme');
     });
 
@@ -305,13 +313,71 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       // Late arrivals between existing turns, one batch: each lands between two and next to another new one.
       await ingest('acme', [turn('echotwo second', 2000, 'Lee'), turn('echotwohalf second and a half', 2500), turn('echofour fourth', 4000)]);
       await ingest('acme', [turn('echozero before all', -1000)]);
-      expect((await keyParts('acme', 'echoone first')).prev).toContain('echozero');
-      expect((await keyParts('acme', 'echoone first')).next).toContain('echotwo');
-      expect((await keyParts('acme', 'echothree third')).prev).toContain('echotwohalf');
-      expect((await keyParts('acme', 'echothree third')).next).toContain('echofour');
-      expect((await keyParts('acme', 'echofive fifth')).prev).toContain('echofour');
+      expect((await keyParts('acme', 'echoone first')).prev).toContain(tok('echozero'));
+      expect((await keyParts('acme', 'echoone first')).next).toContain(tok('echotwo'));
+      expect((await keyParts('acme', 'echothree third')).prev).toContain(tok('echotwohalf'));
+      expect((await keyParts('acme', 'echothree third')).next).toContain(tok('echofour'));
+      expect((await keyParts('acme', 'echofive fifth')).prev).toContain(tok('echofour'));
       await expectCanonicalKeys('acme');
       await expectExact('acme');
+    });
+  });
+
+  describe('a tokenizer upgrade', () => {
+    it('rewrites every full-text key written by an older tokenizer to what the pipeline writes now, statistics exact, once', async () => {
+      await ingest(
+        'globex',
+        turns('dee', 'kitchen', [
+          'Melanie painted a sunset on Monday.',
+          'Her paintings of sunsets are supportive gifts.',
+          'Caroline researched adoption agencies.',
+        ]),
+      );
+      const keys = async () => ({
+        chunks: await sql(tenantOf, 'SELECT id, fts::text AS f FROM chunks ORDER BY id'),
+        memories: await sql(tenantOf, 'SELECT id, fts::text AS f FROM memories ORDER BY id'),
+        entities: await sql(tenantOf, 'SELECT id, fts::text AS f FROM entities ORDER BY id'),
+        edges: await sql(tenantOf, 'SELECT id, fts::text AS f FROM edges ORDER BY id'),
+      });
+      const now = await keys();
+      expect(now.chunks.length).toBeGreaterThan(0);
+      expect(now.memories.length).toBeGreaterThan(0);
+      // Keys as an older tokenizer wrote them: unstemmed words, the time and speaker words raw.
+      await sql(
+        tenantOf,
+        `UPDATE chunks c SET fts = to_tsvector('simple', c.content)
+           || setweight(to_tsvector('simple', concat_ws(' ', to_char(c.occurred_at AT TIME ZONE 'UTC', 'FMmonth YYYY FMday'), e.metadata->>'speaker')), 'A')
+         FROM events e WHERE e.id = c.event_id`,
+      );
+      await sql(tenantOf, `SELECT memloom_refresh_chunk_keys(array_agg(id), 'fts') FROM chunks`);
+      await sql(tenantOf, `UPDATE memories SET fts = to_tsvector('simple', content)`);
+      await sql(tenantOf, `UPDATE entities SET fts = to_tsvector('simple', name)`);
+      await sql(tenantOf, `UPDATE edges SET fts = to_tsvector('simple', relation)`);
+      expect(await keys()).not.toEqual(now);
+      const owner = new pg.Client({ connectionString: m.deps.dbUrl });
+      await owner.connect();
+      try {
+        await owner.query(`UPDATE memloom_settings SET value = 'light-1' WHERE name = 'fts_tokens'`);
+        const rewritten = await upgradeFullTextKeys(owner);
+        expect(rewritten).toBeGreaterThanOrEqual(now.chunks.length + now.memories.length);
+        expect(await keys()).toEqual(now);
+        await expectExact(tenantOf);
+        await expectCanonicalKeys(tenantOf);
+        // Recorded: the next start rewrites nothing.
+        expect((await owner.query('SELECT value FROM memloom_settings WHERE name = $1', ['fts_tokens'])).rows[0]?.value).toBe(FTS_TOKENS_VERSION);
+        expect(await upgradeFullTextKeys(owner)).toBe(0);
+      } finally {
+        await owner.end();
+      }
+      // A stemmed query finds the rewritten keys: "painting" meets "painted" and "paintings".
+      const r = await postJson(`${m.url}/v1/recall`, { query: 'Who likes painting?', user_id: 'dee', mode: 'chunks' }, auth(tenantOf));
+      expect(r.status).toBe(200);
+      expect(
+        (r.body.results as Array<{ content: string }>)
+          .slice(0, 2)
+          .map((x) => x.content)
+          .sort(),
+      ).toEqual(['Her paintings of sunsets are supportive gifts.', 'Melanie painted a sunset on Monday.']);
     });
   });
 });

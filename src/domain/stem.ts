@@ -1,5 +1,5 @@
 /**
- * A light English stemmer: Porter's step 1 (plurals, -ed, -ing) plus -ly and a final silent e,
+ * A light English stemmer (the hashing embedder's; full-text keys use Porter's, src/domain/text.ts): Porter's step 1 (plurals, -ed, -ing) plus -ly and a final silent e,
  * so that "decide", "decides", "decided" and "deciding" share the stem "decid". It is deliberately
  * small and predictable; callers keep the surface word beside the stem, so an odd stem only adds a
  * token, it never loses one. Only lower-case ASCII words of 3+ letters are touched.

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Jieba } from '@node-rs/jieba';
-import { stem } from './stem.js';
+import { stemmer } from 'stemmer';
 import { isStopword } from './stopwords.js';
 
 export { stem } from './stem.js';
@@ -121,18 +121,34 @@ export function tokenizeWords(text: string): string[] {
 }
 
 /**
+ * The full-text tokenizer's version. A change of ftsTokens' output changes it, and startup
+ * rebuilds every stored full-text key written by another version (src/db/fts-upgrade.ts).
+ */
+export const FTS_TOKENS_VERSION = 'porter-1';
+
+/** Plain lower-case English words of 3+ letters get Porter's stem; anything else is kept as written. */
+const PORTER_RE = /^[a-z]{3,}$/;
+
+/**
+ * Full-text form of a Latin word: Porter's stem ("painting", "painted", "paints" → "paint";
+ * "supportive" → "support") for plain English words, else the word itself (`v2.3`, `café`).
+ * One token per word, so BM25 counts an inflected word once, as it counts any other.
+ */
+export function ftsStem(word: string): string {
+  return PORTER_RE.test(word) ? stemmer(word) : word;
+}
+
+/**
  * Tokens for full-text search, in text order, repeats kept (they count as term frequency).
- * Latin words give the surface word, its stem when different, and identifier parts with their
- * stems. CJK runs give jieba's search-mode words plus every character bigram not already among
- * them, so text segmented differently on the query side still matches.
+ * Latin words give their ftsStem, and identifier parts theirs. CJK runs give jieba's
+ * search-mode words plus every character bigram not already among them, so text segmented
+ * differently on the query side still matches.
  */
 function ftsTokens(text: string): string[] {
   const out: string[] = [];
   const pushWord = (w: string): void => {
     if (isStopword(w)) return;
-    out.push(w);
-    const s = stem(w);
-    if (s !== w && !isStopword(s)) out.push(s);
+    out.push(ftsStem(w));
   };
   scan(text, {
     latin(word) {
@@ -163,6 +179,19 @@ function ftsTokens(text: string): string[] {
  */
 export function ftsDocument(text: string): string {
   return ftsTokens(text).join(' ');
+}
+
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/**
+ * The time and speaker words of a chunk's key (docs/recall.md "Index keys"): the month name, year
+ * and weekday of its event time (UTC) and the event's `metadata.speaker`, as an ftsDocument, so
+ * they meet the query's tokens ("Monday", "Caroline" → their stems).
+ */
+export function metaDocument(occurredAt: Date, speaker: string | null | undefined): string {
+  const year = String(occurredAt.getUTCFullYear()).padStart(4, '0');
+  return ftsDocument(`${MONTH_NAMES[occurredAt.getUTCMonth()]} ${year} ${WEEKDAY_NAMES[occurredAt.getUTCDay()]} ${speaker ?? ''}`);
 }
 
 /** The distinct ftsDocument tokens of a query, in first-seen order; the caller ORs them. */

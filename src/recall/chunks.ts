@@ -28,6 +28,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
   const rows = await ctx.run((tx) => loadChunks(tx, ids));
   const zk = zScores(ids, kw);
   const zv = zScores(ids, vec);
+  const relOf = new Map<string, number>();
   const out = rows.map((c): Candidate => {
     let rel: number;
     if (retrievers === 'keyword') rel = kw.get(c.id) ?? 0;
@@ -39,6 +40,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       // Very short turns ("Thanks!", "Wow") rarely hold evidence but match through their neighbours.
       rel += INTENT.length * (Math.min(c.tokens, 24) / 24 - 1);
     }
+    relOf.set(c.id, rel);
     return {
       rel,
       signals: { vector: vec.get(c.id), keyword: kw.get(c.id), occurredAt: c.occurred_at, importance: c.importance ?? 5 },
@@ -52,6 +54,16 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       },
     };
   });
+  if (retrievers === 'hybrid') {
+    // A turn that asks a question is often found by the query's words while the turn after it
+    // holds the answer: that turn, when a candidate too, gains a share of the question's relevance.
+    const lift = new Map<string, number>();
+    for (const c of rows) {
+      const q = relOf.get(c.id) ?? 0;
+      if (c.next_id !== null && relOf.has(c.next_id) && q > 0) lift.set(c.next_id, Math.max(lift.get(c.next_id) ?? 0, INTENT.answer * q));
+    }
+    for (const cand of out) cand.rel += lift.get(cand.result.id) ?? 0;
+  }
   return out;
 }
 

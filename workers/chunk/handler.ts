@@ -3,7 +3,7 @@ import { chunkedByJob, eventsToChunk, insertChunks, lockTriaged, type NewChunk }
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import { chunkText } from '../../src/domain/chunking.js';
 import { loadTokenizer } from '../../src/domain/tokens.js';
-import { contentHash, ftsDocument } from '../../src/domain/text.js';
+import { contentHash, ftsDocument, metaDocument } from '../../src/domain/text.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { embedJob } from '../embed/schema.js';
 import { CHUNK_MAX_TOKENS, CHUNK_OVERLAP_TOKENS, ChunkInput, chunkKey } from './schema.js';
@@ -44,6 +44,7 @@ export const chunk = defineStage({
           tokens: c.tokens,
           content_hash: contentHash(c.text),
           fts_doc: ftsDocument(c.text),
+          meta_doc: metaDocument(e.occurred_at, e.speaker),
           dataset: e.dataset,
           user_id: e.user_id,
           agent_id: e.agent_id,

@@ -10,10 +10,6 @@ import { vectorList } from './vector.js';
  * test/bm25.test.ts checks that a full rebuild afterwards changes no key.
  */
 
-/** The key's time and speaker words (weight A), as memloom_refresh_chunk_keys builds them. */
-const META = (at: string, speaker: string) =>
-  `setweight(to_tsvector('simple', concat_ws(' ', to_char(${at} AT TIME ZONE 'UTC', 'FMmonth YYYY FMday'), ${speaker})), 'A')`;
-
 /**
  * Takes the transaction-scoped lock of each session the rows go to (the key memloom_lock_sessions
  * uses), in its own statement before the write, so the write's snapshot holds the chunks of any
@@ -48,9 +44,9 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
   const { rows } = await tx.query<{ n: number }>(
     `WITH x AS MATERIALIZED (
        SELECT x.*, current_setting('app.tenant_id') AS tenant_id, coalesce(x.user_id, '') AS uk, e.seq AS event_seq,
-              e.metadata->>'speaker' AS speaker, to_tsvector('simple', x.fts_doc) AS own
+              to_tsvector('simple', x.fts_doc) AS own, memloom_meta_key(to_tsvector('simple', x.meta_doc)) AS meta
        FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, idx int, content text, start_offset int, end_offset int, tokens int,
-            content_hash text, fts_doc text, dataset text, user_id text, agent_id text, session_id text, occurred_at timestamptz)
+            content_hash text, fts_doc text, meta_doc text, dataset text, user_id text, agent_id text, session_id text, occurred_at timestamptz)
        JOIN events e ON e.id = x.event_id
        WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.event_id = x.event_id AND c.idx = x.idx)),
      near AS MATERIALIZED (
@@ -70,20 +66,19 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
      ins AS (
        INSERT INTO chunks (event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at, fts, run_id)
        SELECT x.event_id, x.event_seq, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, x.dataset, x.user_id, x.agent_id, x.session_id, x.occurred_at,
-              x.own || ${META('x.occurred_at', 'x.speaker')}
+              x.own || x.meta
                 || setweight(coalesce(w.prev_own, ''::tsvector), 'C') || setweight(coalesce(w.next_own, ''::tsvector), 'B'),
               $2
        FROM x LEFT JOIN win w ON w.id IS NULL AND w.event_id = x.event_id AND w.idx = x.idx
        ON CONFLICT (event_id, idx) DO NOTHING
        RETURNING 1),
      nb AS (
-       SELECT c.id, ts_filter(c.fts, '{d}') || ${META('c.occurred_at', "e.metadata->>'speaker'")}
+       SELECT c.id, ts_filter(c.fts, '{d}') || memloom_meta_key(ts_filter(c.fts, '{a}'))
                 || setweight(CASE WHEN w.prev_new THEN w.prev_own
                                   ELSE coalesce((SELECT ts_filter(p.fts, '{d}') FROM chunks p WHERE p.id = n.prev), ''::tsvector) END, 'C')
                 || setweight(CASE WHEN w.next_new THEN w.next_own
                                   ELSE coalesce((SELECT ts_filter(nx.fts, '{d}') FROM chunks nx WHERE nx.id = n.next), ''::tsvector) END, 'B') AS fts
        FROM win w JOIN chunks c ON c.id = w.id
-       LEFT JOIN events e ON e.id = c.event_id
        CROSS JOIN LATERAL memloom_chunk_neighbours(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
        WHERE w.prev_new OR w.next_new),
      upd AS (

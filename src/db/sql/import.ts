@@ -1,3 +1,4 @@
+import { metaDocument } from '../../domain/text.js';
 import { refreshChunkKeys } from './chunks.js';
 import type { Queryable } from '../pool.js';
 
@@ -34,13 +35,20 @@ export async function importEvents(tx: Queryable, rows: Array<Record<string, unk
 
 /** Scope columns and time come from the chunk's (mapped) event, as the chunk stage copies them. */
 export async function importChunks(tx: Queryable, rows: Array<Record<string, unknown>>): Promise<number> {
+  // The key's time and speaker words come from the chunk's event, tokenised as the chunk stage does.
+  const { rows: events } = await tx.query<{ id: string; occurred_at: Date; speaker: string | null }>(
+    `SELECT id, occurred_at, metadata->>'speaker' AS speaker FROM events WHERE id = ANY($1::uuid[])`,
+    [[...new Set(rows.map((r) => r.event_id))]],
+  );
+  const meta = new Map(events.map((e) => [e.id, metaDocument(e.occurred_at, e.speaker)]));
+  rows = rows.map((r) => ({ ...r, meta_doc: meta.get(r.event_id as string) ?? '' }));
   const { rows: inserted, rowCount } = await tx.query<{ id: string }>(
     `INSERT INTO chunks (id, event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id,
                          occurred_at, fts, own_embedding, embedding, embedding_model, embedding_dims, created_at)
      SELECT x.id, x.event_id, e.seq, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, e.dataset, e.user_id, e.agent_id,
-            e.session_id, e.occurred_at, to_tsvector('simple', x.fts_doc), x.embedding::vector, x.embedding::vector, x.embedding_model, x.embedding_dims, x.created_at
+            e.session_id, e.occurred_at, to_tsvector('simple', x.fts_doc) || memloom_meta_key(to_tsvector('simple', x.meta_doc)), x.embedding::vector, x.embedding::vector, x.embedding_model, x.embedding_dims, x.created_at
      FROM jsonb_to_recordset(${J}) AS x(id uuid, event_id uuid, idx int, content text, start_offset int, end_offset int, tokens int,
-          content_hash text, fts_doc text, embedding text, embedding_model text, embedding_dims int, created_at timestamptz)
+          content_hash text, fts_doc text, meta_doc text, embedding text, embedding_model text, embedding_dims int, created_at timestamptz)
      JOIN events e ON e.id = x.event_id
      ON CONFLICT DO NOTHING
      RETURNING id`,

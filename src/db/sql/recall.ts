@@ -152,15 +152,22 @@ export interface ChunkRow {
   speaker: string | null;
   /** Tokens of its own text. */
   tokens: number;
+  /** The next chunk of its session when its text asks a question (QUESTION_SQL), else null. */
+  next_id: string | null;
 }
+
+/** A question mark ending a word, sentence or text (not one inside a URL's query string). */
+export const QUESTION_SQL = String.raw`\?(\s|$)`;
 
 export async function loadChunks(tx: Queryable, ids: string[]): Promise<ChunkRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await tx.query<ChunkRow>(
     `SELECT c.id, c.content, c.event_id, c.occurred_at, c.created_at, c.session_id, c.dataset, e.importance,
-            coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker, c.tokens
+            coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker, c.tokens,
+            (SELECT n.next FROM memloom_chunk_neighbours(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
+             WHERE c.session_id IS NOT NULL AND c.content ~ $2) AS next_id
      FROM chunks c JOIN events e ON e.id = c.event_id WHERE c.id = ANY($1::uuid[])`,
-    [ids],
+    [ids, QUESTION_SQL],
   );
   return rows;
 }
