@@ -7,7 +7,8 @@
  * - relevance: the z-scores of keyword and vector over the candidates, weighted
  *   (RELEVANCE), plus query-intent adjustments in the same units (INTENT: the query names the
  *   item's speaker, asks "when" and the item holds a time expression, a memory found by the
- *   query is supported by the item, a chunk's own text is short), then scaled to [0, 1] over the
+ *   query is supported by the item, a chunk's own text is short, a chunk replies to a candidate
+ *   turn that asks a question: `answer` times that turn's relevance), then scaled to [0, 1] over the
  *   candidates (best = 1)
  * - freshness: 0.5 ^ (age in days / 14); importance: importance / 10 (chunks: the event's, 5 by default)
  * - entity / graph: the item is linked to an entity the query names (1) or to its 1–2 hop
