@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { upgradeFullTextKeys } from '../src/db/fts-upgrade.js';
 import { withTenant } from '../src/db/pool.js';
-import { FTS_TOKENS_VERSION, ftsDocument } from '../src/domain/text.js';
+import { FTS_KEYS_VERSION, ftsDocument } from '../src/domain/text.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { keywordSearch, rareTerms, termWeights } from '../src/db/sql/recall-bm25.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
@@ -244,7 +244,7 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
   });
 
   describe('context keys', () => {
-    /** The lexemes of a chunk's key by part: own text (D), time and speaker (A), previous (C), next (B). */
+    /** The lexemes of a chunk's key by part: own text (D), time and speaker (A), previous (C), next and second previous (B). */
     async function keyParts(tenant: Tenant, content: string): Promise<Record<'own' | 'meta' | 'prev' | 'next', string[]>> {
       const [row] = await sql<Record<string, string[]>>(
         tenant,
@@ -278,6 +278,10 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       const middle = await keyParts('acme', 'alphatwo replies');
       expect(middle.prev).toContain(tok('alphaone'));
       expect(middle.next).toContain(tok('alphathree'));
+      // The last turn's key holds the turn before it and, weighted as a next turn, the one before that.
+      const last = await keyParts('acme', 'alphathree closes');
+      expect(last.prev).toEqual([tok('alphatwo'), tok('replies')].sort());
+      expect(last.next).toEqual([tok('alphaone'), tok('opens'), tok('session')].sort());
 
       const everyKey = async (t: Tenant) =>
         (await sql<{ content: string; words: string[] }>(t, 'SELECT content, tsvector_to_array(fts) AS words FROM chunks')).map((r) => ({
@@ -297,6 +301,7 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       expect(after.next).toContain(tok('alphathree'));
       expect([...after.own, ...after.prev, ...after.next, ...after.meta]).not.toContain(tok('alphatwo'));
       expect((await keyParts('acme', 'alphathree closes')).prev).toContain(tok('alphaone'));
+      expect((await keyParts('acme', 'alphathree closes')).next).toEqual([]);
       await expectExact('acme');
     });
 
@@ -318,6 +323,10 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       expect((await keyParts('acme', 'echothree third')).prev).toContain(tok('echotwohalf'));
       expect((await keyParts('acme', 'echothree third')).next).toContain(tok('echofour'));
       expect((await keyParts('acme', 'echofive fifth')).prev).toContain(tok('echofour'));
+      // The second previous turn, across late arrivals: echotwo before echotwohalf before echothree.
+      expect((await keyParts('acme', 'echothree third')).next).toContain(tok('echotwo'));
+      expect((await keyParts('acme', 'echofour fourth')).next).toContain(tok('echotwohalf'));
+      expect((await keyParts('acme', 'echoone first')).next).not.toContain(tok('echothree'));
       await expectCanonicalKeys('acme');
       await expectExact('acme');
     });
@@ -357,14 +366,14 @@ describe.each(SERVER_MODE ? (['server'] as const) : (['embedded', 'server'] as c
       const owner = new pg.Client({ connectionString: m.deps.dbUrl });
       await owner.connect();
       try {
-        await owner.query(`UPDATE memloom_settings SET value = 'light-1' WHERE name = 'fts_tokens'`);
+        await owner.query(`UPDATE memloom_settings SET value = 'light-1' WHERE name = 'fts_keys'`);
         const rewritten = await upgradeFullTextKeys(owner);
         expect(rewritten).toBeGreaterThanOrEqual(now.chunks.length + now.memories.length);
         expect(await keys()).toEqual(now);
         await expectExact(tenantOf);
         await expectCanonicalKeys(tenantOf);
         // Recorded: the next start rewrites nothing.
-        expect((await owner.query('SELECT value FROM memloom_settings WHERE name = $1', ['fts_tokens'])).rows[0]?.value).toBe(FTS_TOKENS_VERSION);
+        expect((await owner.query('SELECT value FROM memloom_settings WHERE name = $1', ['fts_keys'])).rows[0]?.value).toBe(FTS_KEYS_VERSION);
         expect(await upgradeFullTextKeys(owner)).toBe(0);
       } finally {
         await owner.end();

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { FTS_TOKENS_VERSION, ftsDocument, metaDocument } from '../domain/text.js';
+import { FTS_KEYS_VERSION, ftsDocument, metaDocument } from '../domain/text.js';
 import type { Logger } from '../logger.js';
 
 /** pg_advisory_lock key: one upgrade at a time across replicas (the migrator's is 727001). */
 const LOCK_KEY = 727_003;
-const SETTING = 'fts_tokens';
+const SETTING = 'fts_keys';
 /** Rows re-tokenised per statement. */
 const BATCH = 1000;
 
@@ -35,7 +35,7 @@ const TABLES: Array<{ table: string; select: string; tokenise: Tokenise; set: st
 
 /**
  * Rewrites every stored full-text key when the tokenizer changed since they were written
- * (FTS_TOKENS_VERSION against memloom_settings): keys are tokenised in TypeScript, so no SQL
+ * (FTS_KEYS_VERSION against memloom_settings): keys are tokenised in TypeScript, so no SQL
  * migration can. Runs at startup as the owner, after the migrations, tenant by tenant in batches
  * (each a transaction of its own under the tenant's row-level security), chunks' own texts first and
  * then their context parts from their neighbours (memloom_refresh_chunk_keys under the sessions'
@@ -44,11 +44,11 @@ const TABLES: Array<{ table: string; select: string; tokenise: Tokenise; set: st
  */
 export async function upgradeFullTextKeys(owner: pg.ClientBase, log?: Logger): Promise<number> {
   const current = async () => (await owner.query<{ value: string }>('SELECT value FROM memloom_settings WHERE name = $1', [SETTING])).rows[0]?.value;
-  if ((await current()) === FTS_TOKENS_VERSION) return 0;
+  if ((await current()) === FTS_KEYS_VERSION) return 0;
   await owner.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
   try {
     const from = await current();
-    if (from === FTS_TOKENS_VERSION) return 0;
+    if (from === FTS_KEYS_VERSION) return 0;
     const tenants = (await owner.query<{ id: string }>('SELECT id FROM tenants ORDER BY id')).rows.map((r) => r.id);
     const started = performance.now();
     let rows = 0;
@@ -58,11 +58,11 @@ export async function upgradeFullTextKeys(owner: pg.ClientBase, log?: Logger): P
     }
     await owner.query(
       `INSERT INTO memloom_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-      [SETTING, FTS_TOKENS_VERSION],
+      [SETTING, FTS_KEYS_VERSION],
     );
     if (rows > 0)
       log?.info(
-        { from: from ?? 'before versions', to: FTS_TOKENS_VERSION, rows, ms: Math.round(performance.now() - started) },
+        { from: from ?? 'before versions', to: FTS_KEYS_VERSION, rows, ms: Math.round(performance.now() - started) },
         'full-text keys rewritten for the new tokenizer',
       );
     return rows;

@@ -121,10 +121,12 @@ export function tokenizeWords(text: string): string[] {
 }
 
 /**
- * The full-text tokenizer's version. A change of ftsTokens' output changes it, and startup
- * rebuilds every stored full-text key written by another version (src/db/fts-upgrade.ts).
+ * The version of the full-text keys: of ftsTokens' output and of what a chunk's key holds
+ * (memloom_refresh_chunk_keys). Changing either changes it, and startup rewrites every stored key
+ * written by another version (src/db/fts-upgrade.ts). 2: Porter's stems, and a chunk's key holds
+ * its second previous turn.
  */
-export const FTS_TOKENS_VERSION = 'porter-1';
+export const FTS_KEYS_VERSION = '2';
 
 /** Plain lower-case English words of 3+ letters get Porter's stem; anything else is kept as written. */
 const PORTER_RE = /^[a-z]{3,}$/;

@@ -28,11 +28,15 @@ export async function lockSessionsOfRows(tx: Queryable, rows: Array<{ dataset: s
 
 /**
  * Inserts chunks (the rows of `json`: NewChunk with `fts_doc`) with finished keys, and rewrites
- * the keys of the existing chunks they land next to, in one statement. A new chunk's neighbours
- * are found by a window over the new chunks plus, per new chunk, the existing chunk before and
- * after its position (index walks): the true neighbour of a new chunk is always in that set. An
- * existing neighbour takes the changed side from the same window and keeps the other side (its
- * own neighbour there, found by an index walk). Keys of existing chunks lose no vector part here:
+ * the keys of the existing chunks whose context they enter, in one statement. A new chunk's
+ * context is found by a window over the new chunks plus, per new chunk, the two existing chunks
+ * before and the two after its position (index walks): the two true predecessors and the true
+ * successor of a new chunk are always in that set, adjacent in the window. An existing chunk
+ * whose previous, second previous or next chunk is new takes that part from the same window and
+ * the others from its own context (index walks). Its second previous part comes from the window
+ * when its previous or second previous chunk is new: then the window holds both of its true
+ * predecessors in order (the new one's are all there, and so is the first existing chunk after a
+ * new one); otherwise both are existing, and the walk finds them. Keys of existing chunks lose no vector part here:
  * new chunks have no vector yet (the embed stage rebuilds key vectors). Rows whose (event_id, idx)
  * exists already are left out (a replay writes nothing). Caller: lockSessionsOfRows first.
  * Returns the number of chunks inserted.
@@ -51,8 +55,8 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
        WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.event_id = x.event_id AND c.idx = x.idx)),
      near AS MATERIALIZED (
        SELECT DISTINCT n.id FROM x,
-         LATERAL memloom_chunk_neighbours(x.tenant_id, x.dataset, x.uk, x.session_id, x.occurred_at, x.event_seq, x.idx) w,
-         LATERAL unnest(ARRAY[w.prev, w.next]) AS n(id)
+         LATERAL memloom_chunk_context(x.tenant_id, x.dataset, x.uk, x.session_id, x.occurred_at, x.event_seq, x.idx) w,
+         LATERAL unnest(ARRAY[w.prev2, w.prev, w.next, w.next2]) AS n(id)
        WHERE x.session_id IS NOT NULL AND n.id IS NOT NULL),
      pool AS (
        SELECT NULL::uuid AS id, event_id, idx, tenant_id, dataset, uk, session_id, occurred_at, event_seq, own FROM x WHERE session_id IS NOT NULL
@@ -60,14 +64,16 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
        SELECT c.id, c.event_id, c.idx, c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, ts_filter(c.fts, '{d}')
        FROM near JOIN chunks c USING (id)),
      win AS MATERIALIZED (
-       SELECT p.id, p.event_id, p.idx, lag(p.own) OVER w AS prev_own, lead(p.own) OVER w AS next_own,
-              coalesce(lag(p.id IS NULL) OVER w, false) AS prev_new, coalesce(lead(p.id IS NULL) OVER w, false) AS next_new
+       SELECT p.id, p.event_id, p.idx, lag(p.own) OVER w AS prev_own, lead(p.own) OVER w AS next_own, lag(p.own, 2) OVER w AS prev2_own,
+              coalesce(lag(p.id IS NULL) OVER w, false) AS prev_new, coalesce(lead(p.id IS NULL) OVER w, false) AS next_new,
+              coalesce(lag(p.id IS NULL, 2) OVER w, false) AS prev2_new
        FROM pool p WINDOW w AS (PARTITION BY p.tenant_id, p.dataset, p.uk, p.session_id ORDER BY p.occurred_at, p.event_seq, p.idx)),
      ins AS (
        INSERT INTO chunks (event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id, occurred_at, fts, run_id)
        SELECT x.event_id, x.event_seq, x.idx, x.content, x.start_offset, x.end_offset, x.tokens, x.content_hash, x.dataset, x.user_id, x.agent_id, x.session_id, x.occurred_at,
               x.own || x.meta
-                || setweight(coalesce(w.prev_own, ''::tsvector), 'C') || setweight(coalesce(w.next_own, ''::tsvector), 'B'),
+                || setweight(coalesce(w.prev_own, ''::tsvector), 'C') || setweight(coalesce(w.next_own, ''::tsvector), 'B')
+                || setweight(coalesce(w.prev2_own, ''::tsvector), 'B'),
               $2
        FROM x LEFT JOIN win w ON w.id IS NULL AND w.event_id = x.event_id AND w.idx = x.idx
        ON CONFLICT (event_id, idx) DO NOTHING
@@ -77,10 +83,12 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
                 || setweight(CASE WHEN w.prev_new THEN w.prev_own
                                   ELSE coalesce((SELECT ts_filter(p.fts, '{d}') FROM chunks p WHERE p.id = n.prev), ''::tsvector) END, 'C')
                 || setweight(CASE WHEN w.next_new THEN w.next_own
-                                  ELSE coalesce((SELECT ts_filter(nx.fts, '{d}') FROM chunks nx WHERE nx.id = n.next), ''::tsvector) END, 'B') AS fts
+                                  ELSE coalesce((SELECT ts_filter(nx.fts, '{d}') FROM chunks nx WHERE nx.id = n.next), ''::tsvector) END, 'B')
+                || setweight(CASE WHEN w.prev_new OR w.prev2_new THEN coalesce(w.prev2_own, ''::tsvector)
+                                  ELSE coalesce((SELECT ts_filter(p2.fts, '{d}') FROM chunks p2 WHERE p2.id = n.prev2), ''::tsvector) END, 'B') AS fts
        FROM win w JOIN chunks c ON c.id = w.id
-       CROSS JOIN LATERAL memloom_chunk_neighbours(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
-       WHERE w.prev_new OR w.next_new),
+       CROSS JOIN LATERAL memloom_chunk_context(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
+       WHERE w.prev_new OR w.next_new OR w.prev2_new),
      upd AS (
        UPDATE chunks c SET fts = o.fts FROM nb o WHERE c.id = o.id AND c.fts <> o.fts RETURNING 1)
      SELECT (SELECT count(*) FROM ins)::int AS n, (SELECT count(*) FROM upd)::int AS updated`,
