@@ -164,8 +164,11 @@ export async function loadChunks(tx: Queryable, ids: string[]): Promise<ChunkRow
   const { rows } = await tx.query<ChunkRow>(
     `SELECT c.id, c.content, c.event_id, c.occurred_at, c.created_at, c.session_id, c.dataset, e.importance,
             coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker, c.tokens,
-            (SELECT n.next FROM memloom_chunk_neighbours(c.tenant_id, c.dataset, coalesce(c.user_id, ''), c.session_id, c.occurred_at, c.event_seq, c.idx) n
-             WHERE c.session_id IS NOT NULL AND c.content ~ $2) AS next_id
+            CASE WHEN c.session_id IS NOT NULL AND c.content ~ $2 THEN
+              (SELECT n.id FROM chunks n
+               WHERE n.tenant_id = c.tenant_id AND n.session_id = c.session_id AND (n.occurred_at, n.event_seq, n.idx) > (c.occurred_at, c.event_seq, c.idx)
+                 AND n.dataset = c.dataset AND coalesce(n.user_id, '') = coalesce(c.user_id, '')
+               ORDER BY n.tenant_id, n.session_id, n.occurred_at, n.event_seq, n.idx LIMIT 1) END AS next_id
      FROM chunks c JOIN events e ON e.id = c.event_id WHERE c.id = ANY($1::uuid[])`,
     [ids, QUESTION_SQL],
   );
