@@ -40,7 +40,8 @@ const TABLES: Array<{ table: string; select: string; tokenise: Tokenise; set: st
  * (each a transaction of its own under the tenant's row-level security), chunks' own texts first and
  * then their context parts from their neighbours (memloom_refresh_chunk_keys under the sessions'
  * locks). The BM25 statistics follow through their triggers. Interrupted, it starts over at the
- * next start: rewriting a key twice gives the same key. Returns the rows rewritten.
+ * next start: rewriting a key twice gives the same key. Returns the rows whose own key changed
+ * (chunks' context parts, rewritten after, are not counted).
  */
 export async function upgradeFullTextKeys(owner: pg.ClientBase, log?: Logger): Promise<number> {
   const current = async () => (await owner.query<{ value: string }>('SELECT value FROM memloom_settings WHERE name = $1', [SETTING])).rows[0]?.value;
@@ -83,9 +84,10 @@ async function inTenant<T>(owner: pg.ClientBase, tenant: string, fn: () => Promi
   }
 }
 
+/** Rewrites the keys of `t` in the tenant; returns the rows whose key changed. */
 async function retokenise(owner: pg.ClientBase, tenant: string, t: (typeof TABLES)[number]): Promise<number> {
   let after = '00000000-0000-0000-0000-000000000000';
-  let total = 0;
+  let changed = 0;
   for (;;) {
     const n = await inTenant(owner, tenant, async () => {
       const { rows } = await owner.query<Record<string, string> & { id: string }>(
@@ -97,16 +99,16 @@ async function retokenise(owner: pg.ClientBase, tenant: string, t: (typeof TABLE
       // A chunk's key changes under its session's lock, as every chunk write does.
       if (t.table === 'chunks') await owner.query('SELECT memloom_lock_sessions($1::uuid[])', [ids]);
       const docs = rows.map(t.tokenise);
-      await owner.query(
+      const { rowCount } = await owner.query(
         `UPDATE ${t.table} t SET fts = ${t.set}
          FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, doc, meta) WHERE t.id = x.id AND t.fts IS DISTINCT FROM ${t.set}`,
         [ids, docs.map((d) => d[0] ?? ''), docs.map((d) => d[1] ?? '')],
       );
       after = ids[ids.length - 1] as string;
+      changed += rowCount ?? 0;
       return rows.length;
     });
-    total += n;
-    if (n < BATCH) return total;
+    if (n < BATCH) return changed;
   }
 }
 
