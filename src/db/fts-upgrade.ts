@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { FTS_KEYS_VERSION, ftsDocument, metaDocument } from '../domain/text.js';
 import type { Logger } from '../logger.js';
+import { listTenants } from './pool.js';
+import { refreshChunkKeys } from './sql/chunks.js';
 
 /** pg_advisory_lock key: one upgrade at a time across replicas (the migrator's is 727001). */
 const LOCK_KEY = 727_003;
@@ -43,14 +45,14 @@ const TABLES: Array<{ table: string; select: string; tokenise: Tokenise; set: st
  * next start: rewriting a key twice gives the same key. Returns the rows whose own key changed
  * (chunks' context parts, rewritten after, are not counted).
  */
-export async function upgradeFullTextKeys(owner: pg.ClientBase, log?: Logger): Promise<number> {
+export async function upgradeFullTextKeys(owner: pg.Client, log?: Logger): Promise<number> {
   const current = async () => (await owner.query<{ value: string }>('SELECT value FROM memloom_settings WHERE name = $1', [SETTING])).rows[0]?.value;
   if ((await current()) === FTS_KEYS_VERSION) return 0;
   await owner.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
   try {
     const from = await current();
     if (from === FTS_KEYS_VERSION) return 0;
-    const tenants = (await owner.query<{ id: string }>('SELECT id FROM tenants ORDER BY id')).rows.map((r) => r.id);
+    const tenants = await listTenants(owner);
     const started = performance.now();
     let rows = 0;
     for (const tenant of tenants) {
@@ -72,7 +74,7 @@ export async function upgradeFullTextKeys(owner: pg.ClientBase, log?: Logger): P
   }
 }
 
-async function inTenant<T>(owner: pg.ClientBase, tenant: string, fn: () => Promise<T>): Promise<T> {
+async function inTenant<T>(owner: pg.Client, tenant: string, fn: () => Promise<T>): Promise<T> {
   await owner.query(`BEGIN; SELECT set_config('app.tenant_id', ${owner.escapeLiteral(tenant)}, true)`);
   try {
     const out = await fn();
@@ -85,7 +87,7 @@ async function inTenant<T>(owner: pg.ClientBase, tenant: string, fn: () => Promi
 }
 
 /** Rewrites the keys of `t` in the tenant; returns the rows whose key changed. */
-async function retokenise(owner: pg.ClientBase, tenant: string, t: (typeof TABLES)[number]): Promise<number> {
+async function retokenise(owner: pg.Client, tenant: string, t: (typeof TABLES)[number]): Promise<number> {
   let after = '00000000-0000-0000-0000-000000000000';
   let changed = 0;
   for (;;) {
@@ -112,16 +114,15 @@ async function retokenise(owner: pg.ClientBase, tenant: string, t: (typeof TABLE
   }
 }
 
-/** Context parts (neighbours, time, speaker) of every chunk of the tenant, from the rewritten own texts. */
-async function refreshChunkContexts(owner: pg.ClientBase, tenant: string): Promise<void> {
+/** The neighbours' parts of every chunk key of the tenant, from the rewritten own texts (time and speaker words are kept). */
+async function refreshChunkContexts(owner: pg.Client, tenant: string): Promise<void> {
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const n = await inTenant(owner, tenant, async () => {
       const { rows } = await owner.query<{ id: string }>(`SELECT id FROM chunks WHERE id > $1 ORDER BY id LIMIT ${BATCH}`, [after]);
       if (rows.length === 0) return 0;
       const ids = rows.map((r) => r.id);
-      await owner.query('SELECT memloom_lock_sessions($1::uuid[])', [ids]);
-      await owner.query(`SELECT memloom_refresh_chunk_keys($1::uuid[], 'fts')`, [ids]);
+      await refreshChunkKeys(owner, ids, 'fts');
       after = ids[ids.length - 1] as string;
       return rows.length;
     });
