@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { type Config, loadConfig } from '../../../../src/config.js';
+import type { Logger } from '../../../../src/logger.js';
+import { QUEUE_NAMES } from '../../../../src/queue/names.js';
+import { flagString, type ParsedArgs } from '../../args.js';
+import { startRoles } from '../serve.js';
+import { TUNE_SCENARIOS, type TruthEvent, type TruthScenario } from './truth-scenarios.js';
+import { CHECK_SCENARIOS } from './truth-scenarios-check.js';
+import { AS_OF_MODE, type AsOfRun, type Answer, failures, formatTable, type QuestionRun, TRUTH_MODES } from './truth-score.js';
+import { neverSaidOverlaps, validateScenarios } from './truth-validate.js';
+
+const USAGE = 'usage: memloom bench truth [--set tune|check] [--scenarios id,id] [--misses N] [--embedder hashing|use-lite]';
+const LIMIT = 10;
+
+// The boundary: only what the scoring reads. `match` may be absent on code before "current truth".
+const RecallAnswer = z.object({
+  match: z.enum(['strong', 'weak', 'none']).optional(),
+  results: z.array(z.object({ content: z.string() }).loose()),
+});
+const Stats = z.object({ pending_events: z.number(), objects: z.record(z.string(), z.number()) }).loose();
+
+/**
+ * `memloom bench truth`: does recall put the current value of a changed fact first, keep the
+ * history for as_of, and answer match "none" for what was never said? Ingests the scenarios of
+ * truth-scenarios.ts (tune) and truth-scenarios-check.ts (check) through the public write path,
+ * in rounds (every scenario's first event, then, once the pipeline is idle, every second event, …)
+ * so each scenario's events are processed in their array order, late arrivals included; then asks
+ * every question in every mode and every as_of check, and prints figures per set and mode
+ * (truth-score.ts). A benchmark prints figures; it asserts nothing.
+ */
+export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): Promise<void> {
+  const set = flagString(args, 'set');
+  if (set !== undefined && set !== 'tune' && set !== 'check') throw new Error(USAGE);
+  const ids = flagString(args, 'scenarios')
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const all = [...TUNE_SCENARIOS, ...CHECK_SCENARIOS];
+  const problems = validateScenarios(all);
+  if (problems.length > 0) throw new Error(`the truth scenarios are not sound:\n${problems.join('\n')}`);
+  for (const s of all)
+    for (const o of neverSaidOverlaps(s)) process.stderr.write(`warning: ${s.id}: never-said "${o.query}" uses words the user wrote: ${o.words.join(', ')}\n`);
+  const unknown = ids?.filter((id) => !all.some((s) => s.id === id)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown scenarios: ${unknown.join(', ')}`);
+  const scenarios = all.filter((s) => (set === undefined || s.set === set) && (ids === undefined || ids.includes(s.id)));
+  if (scenarios.length === 0) throw new Error(`no scenario to run (${USAGE})`);
+
+  const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
+  const config = loadConfig({
+    ...Object.fromEntries(Object.entries(process.env)),
+    MEMLOOM_HOME: home,
+    EVENTS_DIR: path.join(home, 'events'),
+    PORT: '0',
+    EXTRACT_DEBOUNCE_MS: '300',
+    LOG_LEVEL: base.LOG_LEVEL === 'info' ? 'warn' : base.LOG_LEVEL,
+    ...(flagString(args, 'embedder') ? { EMBEDDINGS_MODEL: flagString(args, 'embedder') } : {}),
+  });
+  const running = await startRoles(config, log, { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: false }, { inMemory: true });
+  const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
+  try {
+    const t0 = performance.now();
+    const rounds = Math.max(...scenarios.map((s) => s.events.length));
+    let objects: Record<string, number> = {};
+    for (let i = 0; i < rounds; i++) {
+      const batch = scenarios.flatMap((s) => (i < s.events.length ? [toEvent(s, s.events[i] as TruthEvent, i)] : []));
+      await post(url, '/v1/events', { events: batch }, 202);
+      objects = await idle(url);
+    }
+    const events = scenarios.reduce((n, s) => n + s.events.length, 0);
+    const ingestS = (performance.now() - t0) / 1000;
+    process.stderr.write(
+      `ingested ${events} events of ${scenarios.length} scenarios in ${rounds} rounds, ${ingestS.toFixed(1)} s: ${JSON.stringify(objects)}\n`,
+    );
+
+    const runs: QuestionRun[] = [];
+    const asOf: AsOfRun[] = [];
+    for (const s of scenarios) {
+      for (const question of s.questions) {
+        const body = { query: question.query, user_id: userId(s, question.user), limit: LIMIT };
+        for (const mode of TRUTH_MODES) runs.push({ scenario: s.id, set: s.set, mode, question, ...(await recall(url, { ...body, mode })) });
+        for (const check of question.as_of ?? [])
+          asOf.push({ scenario: s.id, set: s.set, query: question.query, check, ...(await recall(url, { ...body, mode: AS_OF_MODE, as_of: check.at })) });
+      }
+    }
+
+    const cpus = os.cpus();
+    process.stdout.write(
+      `current truth, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), load avg ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}\n` +
+        `embedder ${running.deps.providers.embeddings.model}, LLM ${config.LLM_PROVIDER}${config.LLM_MODEL ? ` ${config.LLM_MODEL}` : ''}; ` +
+        `${scenarios.length} scenarios, ${events} events ingested in ${ingestS.toFixed(1)} s; ${runs.length} recalls in 4 modes + ${asOf.length} as_of (top of ${LIMIT})\n\n`,
+    );
+    process.stdout.write(`${formatTable(runs, asOf)}\n`);
+    const n = Number(flagString(args, 'misses') ?? 0);
+    if (n > 0) {
+      const all = failures(runs, asOf);
+      process.stdout.write(`\nfailures (first ${Math.min(n, all.length)} of ${all.length}):\n${all.slice(0, n).join('\n')}\n`);
+    }
+  } finally {
+    await running.stop();
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+/** Scenario ids prefix users and sessions, so no scenario sees another's events. */
+function userId(s: TruthScenario, user: string): string {
+  return `${s.id}-${user}`;
+}
+
+function toEvent(s: TruthScenario, e: TruthEvent, index: number) {
+  return {
+    id: `${s.id}-${index}`,
+    user_id: userId(s, e.user),
+    session_id: `${s.id}-${e.session}`,
+    type: e.type ?? 'message',
+    ...(e.role ? { role: e.role } : {}),
+    content: e.content,
+    occurred_at: e.at,
+    ...(e.speaker ? { metadata: { speaker: e.speaker } } : {}),
+  };
+}
+
+async function recall(url: string, body: Record<string, unknown>): Promise<Answer> {
+  const parsed = RecallAnswer.parse(await post(url, '/v1/recall', body, 200));
+  return { top: parsed.results[0]?.content, ...(parsed.match ? { match: parsed.match } : {}) };
+}
+
+async function post(url: string, route: string, body: unknown, expect: number): Promise<unknown> {
+  const res = await fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== expect) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+/** Waits until every stored event is recallable (extraction included); returns the object counts. */
+async function idle(url: string): Promise<Record<string, number>> {
+  for (;;) {
+    const stats = Stats.parse(await (await fetch(`${url}/v1/stats`)).json());
+    if (stats.pending_events === 0) return stats.objects;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
