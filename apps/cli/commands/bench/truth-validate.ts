@@ -3,12 +3,14 @@ import type { TruthScenario } from './truth-scenarios.js';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
 // Scenario and user ids become parts of memloom user and session ids (`<scenario>-<user>`).
 const ID = /^[a-z0-9][a-z0-9-]{0,79}$/;
+// An as_of this long after the scenario's last event is a typo in a date, not a check.
+const AS_OF_SLACK_MS = 90 * 86_400_000;
 
 /**
  * The problems of a scenario list, one sentence each (empty when the list is sound): ids unique
  * and usable in memloom ids, at least two sessions, dates ISO 8601 in UTC, every question's user
- * present in its scenario, every `as_of` after that user's first event, and every question
- * checking something. The bench runs it at start and stops on any problem.
+ * present in its scenario, every `as_of` after that user's first event and at most 90 days after
+ * the scenario's last, and every question checking something. The bench runs it at start and stops on any problem.
  */
 export function validateScenarios(scenarios: TruthScenario[]): string[] {
   const problems: string[] = [];
@@ -21,13 +23,17 @@ export function validateScenarios(scenarios: TruthScenario[]): string[] {
     if (s.set !== 'tune' && s.set !== 'check') at(`unknown set ${String(s.set)}`);
     if (new Set(s.events.map((e) => e.session)).size < 2) at('fewer than two sessions');
     const firstOf = new Map<string, number>();
+    let last = -Infinity;
     s.events.forEach((e, i) => {
       if (!ID.test(e.user)) at(`event ${i}: the user must be lowercase letters, digits and dashes`);
       if (!ID.test(e.session)) at(`event ${i}: the session must be lowercase letters, digits and dashes`);
       if (e.content.trim() === '') at(`event ${i}: empty content`);
       const t = parseUtc(e.at);
       if (t === undefined) at(`event ${i}: "${e.at}" is not an ISO 8601 time in UTC`);
-      else firstOf.set(e.user, Math.min(firstOf.get(e.user) ?? Infinity, t));
+      else {
+        firstOf.set(e.user, Math.min(firstOf.get(e.user) ?? Infinity, t));
+        last = Math.max(last, t);
+      }
     });
     s.questions.forEach((q, i) => {
       const first = firstOf.get(q.user);
@@ -41,6 +47,7 @@ export function validateScenarios(scenarios: TruthScenario[]): string[] {
         const t = parseUtc(c.at);
         if (t === undefined) at(`question ${i}: as_of "${c.at}" is not an ISO 8601 time in UTC`);
         else if (first !== undefined && t <= first) at(`question ${i}: as_of ${c.at} is not after the user's first event`);
+        else if (t > last + AS_OF_SLACK_MS) at(`question ${i}: as_of ${c.at} is more than 90 days after the last event`);
         if (c.expect.length === 0) at(`question ${i}: as_of ${c.at} expects nothing`);
       }
     });

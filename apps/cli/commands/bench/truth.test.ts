@@ -19,7 +19,7 @@ function scenario(over: Partial<TruthScenario> = {}): TruthScenario {
 }
 
 describe('the truth scenarios', () => {
-  it('are sound together: ids unique across both sets, users present, dates in UTC, as_of after the first event', () => {
+  it('are sound together: ids unique across both sets, users present, dates in UTC, as_of between the first event and 90 days after the last', () => {
     expect(validateScenarios([...TUNE_SCENARIOS, ...CHECK_SCENARIOS])).toEqual([]);
     expect(TUNE_SCENARIOS.every((s) => s.set === 'tune')).toBe(true);
     expect(CHECK_SCENARIOS.every((s) => s.set === 'check')).toBe(true);
@@ -61,6 +61,7 @@ describe('the truth scenarios', () => {
       scenario({ id: 'no-z', events: [{ ...(scenario().events[0] as TruthScenario['events'][number]), at: '2026-03-02T09:00:00' }, ...scenario().events] }),
       scenario({ id: 'stranger', questions: [{ user: 'omar', query: 'Which database?', current: ['SQLite'] }] }),
       scenario({ id: 'early', questions: [{ user: 'dana', query: 'q', as_of: [{ at: '2026-01-01T00:00:00Z', expect: ['Postgres'] }] }] }),
+      scenario({ id: 'late', questions: [{ user: 'dana', query: 'q', as_of: [{ at: '2027-03-20T00:00:00Z', expect: ['SQLite'] }] }] }),
       scenario({ id: 'empty', questions: [{ user: 'dana', query: 'q' }] }),
       scenario({ id: 'mixed', questions: [{ user: 'dana', query: 'q', never_said: true, current: ['x'] }] }),
     ]);
@@ -71,6 +72,7 @@ describe('the truth scenarios', () => {
       'no-z: event 0: "2026-03-02T09:00:00" is not an ISO 8601 time in UTC',
       'stranger: question 0: user omar has no event in the scenario',
       "early: question 0: as_of 2026-01-01T00:00:00Z is not after the user's first event",
+      'late: question 0: as_of 2027-03-20T00:00:00Z is more than 90 days after the last event',
       'empty: question 0: checks nothing',
       'mixed: question 0: a never_said question expects nothing else',
     ]);
