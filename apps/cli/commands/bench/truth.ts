@@ -46,7 +46,7 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
   const unknown = ids?.filter((id) => !all.some((s) => s.id === id)) ?? [];
   if (unknown.length > 0) throw new Error(`unknown scenarios: ${unknown.join(', ')}`);
   const scenarios = all.filter((s) => (set === undefined || s.set === set) && (ids === undefined || ids.includes(s.id)));
-  if (scenarios.length === 0) throw new Error(`no scenario to run (${USAGE})`);
+  if (scenarios.length === 0) throw new Error(`no scenario in ${set ?? 'tune or check'}${ids ? ` among ${ids.join(',')}` : ''}`);
 
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const config = loadConfig({
