@@ -11,10 +11,16 @@ export type MemoryKind = (typeof MEMORY_KINDS)[number];
 export const TIME_PRECISIONS = ['exact', 'day', 'month', 'year', 'relative'] as const;
 
 /**
- * Reconcile: extraction's decision for one new unit against its nearest existing memories
- * (insert, insert and supersede, add a source, link a contradiction, or nothing).
+ * Reconcile: extraction's decision for one new unit against its nearest existing memories and
+ * those of the same slot (insert; insert and supersede with a new value; insert and supersede
+ * because the old value no longer holds; add a source; link a contradiction; or nothing).
  */
-export const RECONCILE_ACTIONS = ['ADD', 'UPDATE', 'CONFIRM', 'CHALLENGE', 'NOOP'] as const;
+export const RECONCILE_ACTIONS = ['ADD', 'UPDATE', 'INVALIDATE', 'CONFIRM', 'CHALLENGE', 'NOOP'] as const;
 export type ReconcileAction = (typeof RECONCILE_ACTIONS)[number];
 /** Actions that refer to an existing memory (the decision's `target`). */
-export const TARGETED_ACTIONS: ReadonlySet<ReconcileAction> = new Set(['UPDATE', 'CONFIRM', 'CHALLENGE']);
+export const TARGETED_ACTIONS: ReadonlySet<ReconcileAction> = new Set(['UPDATE', 'INVALIDATE', 'CONFIRM', 'CHALLENGE']);
+/** Actions that insert the unit and supersede their target. */
+export const SUPERSEDING_ACTIONS: ReadonlySet<ReconcileAction> = new Set(['UPDATE', 'INVALIDATE']);
+
+/** Memory kinds that state a value of something (a slot, src/domain/slots.ts); episodes, procedures and insights do not. */
+export const SLOT_KINDS: ReadonlySet<MemoryKind> = new Set(['fact', 'preference', 'decision', 'plan', 'profile']);

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { changesState, readSlot, relate, slotKeys, slotKeyText, type SlotRelation } from './slots.js';
+
+/** Older statement, newer statement, how the newer relates to the older. */
+const PAIRS: Array<[string, string, SlotRelation]> = [
+  // Change language of many kinds.
+  ['For the desktop app we use Postgres as the local database.', 'We moved the desktop app from Postgres to SQLite.', 'replaces'],
+  ['For the desktop app we use Postgres as the local database.', 'We switched the desktop client to SQLite.', 'replaces'],
+  ['We use Jenkins for CI.', 'We replaced Jenkins with GitHub Actions.', 'replaces'],
+  ['We use Jenkins for CI.', 'Jenkins is gone, we use GitHub Actions now.', 'replaces'],
+  ['We run CI on CircleCI.', 'we ditched CircleCI for GitHub Actions', 'replaces'],
+  ['Priya is the tech lead.', 'Marco took over from Priya as tech lead.', 'replaces'],
+  ['The deadline is March 15.', 'The deadline slipped to April 2.', 'replaces'],
+  ['The budget is $50k.', 'The budget was cut to $30k.', 'replaces'],
+  ['Rent is $1,800 a month.', 'rent went up to $2,100', 'replaces'],
+  ['We are on Node 18.', 'We upgraded to Node 22.', 'replaces'],
+  ['We use Node 18 in production.', 'we bumped the Node version to 22', 'replaces'],
+  ['The release is on Thursday.', "Actually it's Friday, not Thursday.", 'replaces'],
+  ['We deploy to Heroku.', 'Noted — staging now deploys to Fly.io instead of Heroku.', 'replaces'],
+  ['Our monitoring is Datadog.', 'Datadog got swapped out, it is Grafana now', 'replaces'],
+  ['The team uses Jira for tickets.', 'We moved our tickets over to Linear.', 'replaces'],
+  // Plain restatement with a new value, negation of a preference.
+  ['Our standup is at 9:30.', 'Standup is now at 10.', 'replaces'],
+  ['Standup is at 9:45.', 'Standup is at 10:15.', 'replaces'],
+  ['My favourite food is sushi.', 'My favourite food is ramen now.', 'replaces'],
+  ['My manager is Dana.', 'My new manager is Eli.', 'replaces'],
+  ['I prefer dark mode.', "I don't like dark mode anymore.", 'replaces'],
+  ['I drink coffee in the morning.', 'I gave up coffee.', 'replaces'],
+  ['I use tabs for indentation.', 'turns out I hate tabs now — spaces all the way', 'replaces'],
+  // People and places.
+  ['Sam works at Acme.', 'Sam joined Globex last month.', 'replaces'],
+  ['Priya works at Stripe.', 'Priya quit Stripe, she started at Figma on Monday', 'replaces'],
+  ['I live in Berlin.', 'I moved to Lisbon.', 'replaces'],
+  // Values of one category a person holds one of at a time.
+  ['The user uses Vim.', "The user's editor is Neovim now.", 'replaces'],
+  ['The user drinks oat milk lattes.', 'The user switched to black coffee.', 'replaces'],
+  ['My phone is an iPhone 13.', 'I switched to a Pixel 8.', 'replaces'],
+  ['Our package manager is npm.', 'We use pnpm now.', 'replaces'],
+  // Paraphrased subjects, time shapes, amounts.
+  ['The mobile app talks to a Firebase backend.', 'our iOS client now uses Supabase instead', 'replaces'],
+  ['Sprints are two weeks long.', 'Sprints are three weeks now.', 'replaces'],
+  ['I run 5k every morning.', 'I run 10k every morning now.', 'replaces'],
+  ['We have 5 engineers.', 'We hired two more, so we are 7 engineers now.', 'replaces'],
+  ['We release on Tuesdays.', 'Release day is now Thursday.', 'replaces'],
+  ['Gym days are Monday and Thursday.', 'I go to the gym on Tuesdays and Fridays now.', 'replaces'],
+  // Chains and reversals: the newest value replaces whatever came before it.
+  ['We moved the desktop app from Postgres to SQLite.', 'We moved the desktop app back to Postgres.', 'replaces'],
+  // Restatements confirm.
+  ['I use Vim as my editor.', 'I still use Vim.', 'same'],
+  ['We use pnpm.', 'We use pnpm for the monorepo.', 'same'],
+  ['The database is Postgres 14.', 'The database is Postgres 14.', 'same'],
+  ['I love dark mode.', 'I still love dark mode.', 'same'],
+  // Different slots stay apart.
+  ['For the desktop app we use Postgres as the local database.', 'The web app uses MySQL.', 'unrelated'],
+  ['For the desktop app we use React for the UI.', 'We moved the desktop app from Postgres to SQLite.', 'unrelated'],
+  ['Our standup is at 9:30.', 'Retro is at 4pm on Fridays.', 'unrelated'],
+  ['Retro is every other Friday at 3pm.', 'Standup is at 9am.', 'unrelated'],
+  ['Sam works at Acme.', 'Priya works at Globex.', 'unrelated'],
+  ['I like sushi.', 'I like pizza.', 'unrelated'],
+  ['My dog is called Biscuit.', 'We got a cat named Miso.', 'unrelated'],
+  ['My partner is called Alex.', 'My sister Jo lives in Leeds.', 'unrelated'],
+  ['Sam manages the platform team.', 'they promoted Sam to staff engineer', 'unrelated'],
+  ['The staging Heroku app was decommissioned last week.', 'We use Heroku for staging.', 'unrelated'],
+  // A change still to come replaces nothing yet.
+  ['We use Postgres.', 'We will move to SQLite next month.', 'unrelated'],
+  ['I live in Seattle.', "we're moving to Portland next month", 'unrelated'],
+];
+
+describe('readSlot and relate: which newer statement replaces which older one', () => {
+  it.each(PAIRS)('%s → %s: %s', (older, newer, want) => {
+    const a = readSlot(older);
+    const b = readSlot(newer);
+    expect(a).not.toBeNull();
+    expect(b).not.toBeNull();
+    expect(relate(a!, b!)).toBe(want);
+  });
+
+  it('reads the value, what it replaces and the change from one statement', () => {
+    expect(readSlot('We moved the desktop client from Postgres to SQLite, the installer was too big.')).toMatchObject({
+      about: ['app', 'desktop'],
+      value: ['sqlite'],
+      kind: 'database',
+      replaces: ['postgres'],
+      change: true,
+      negated: false,
+    });
+    expect(readSlot('The user no longer uses Jenkins.')).toMatchObject({ value: [], replaces: ['jenkins'], negated: true });
+    expect(readSlot('Standup moved to 10:00 because half the team is in Lisbon now')).toMatchObject({ about: ['standup'], value: ['10:00'], kind: 'time' });
+    expect(readSlot('We will switch to pnpm next sprint.')?.planned).toBe(true);
+    expect(readSlot('Which database do we use?')).toBeNull();
+  });
+
+  it('gives episodes a slot only when they change a value', () => {
+    expect(changesState(readSlot('The user started at Canva on Monday.')!)).toBe(true);
+    expect(changesState(readSlot('We moved inventory from MySQL to Postgres over the weekend.')!)).toBe(true);
+    expect(changesState(readSlot('The user went hiking with friends.')!)).toBe(false);
+  });
+
+  it('indexes a slot by its subject, values, replaced values and known category, and names the category words for its key', () => {
+    const slot = readSlot('We switched the desktop client to SQLite.')!;
+    expect(slotKeys(slot)).toEqual(['a:app', 'a:desktop', 'k:database', 'v:sqlite']);
+    expect(slotKeyText(slot)).toContain('database');
+    expect(slotKeyText(readSlot('The user no longer uses bash.'))).toContain('shell');
+    expect(slotKeyText(readSlot('Rachel is my manager now.'))).toContain('boss');
+  });
+});

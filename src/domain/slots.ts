@@ -1,0 +1,840 @@
+/**
+ * Slots: what a statement is about and which value it gives it, read from its words alone
+ * (no model), so that a newer statement about the same thing can replace the older one.
+ *
+ * "For the desktop app we use Postgres as the local database" reads as about {desktop, app,
+ * local, database}, value {postgres} (a database); "we moved the desktop client from Postgres to
+ * SQLite" as about {desktop, app}, value {sqlite}, replaces {postgres}, a change. relate() then
+ * says the second replaces the first. Pure and deterministic; the extractor, PATCH corrections and
+ * the startup backfill all read slots the same way.
+ *
+ * Where it stops: it reads English clauses of the usual shapes (copulas, "X uses Y", change verbs,
+ * "from X to Y", "instead of", "no longer"); it knows categories of common software and everyday
+ * values (slot-lexicon.ts) and folds a few synonyms. A paraphrase that shares no word and no
+ * category with the older statement ("our laptop client keeps its data in a single file now") is
+ * beyond it: with a model configured, reconcile asks the model (workers/extract/reconcile.ts).
+ */
+import type { MemoryKind } from './vocabulary.js';
+import { SLOT_KINDS } from './vocabulary.js';
+import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, PERSONAL_CATEGORIES, VALUE_CATEGORIES, VALUE_NAMES, VALUE_SYNONYMS } from './slot-lexicon.js';
+import { isStopword } from './stopwords.js';
+import { ftsStem } from './text.js';
+
+export interface Slot {
+  /** Stems of what the statement is about and of the attribute, synonyms folded, sorted. */
+  about: string[];
+  /** The value the statement gives (normalised words), sorted; empty when it names none. */
+  value: string[];
+  /** The value's category (slot-lexicon.ts) or shape: time, date, money, duration, version, percent, number, name, thing. */
+  kind: string | null;
+  /** Values the statement says were replaced ("from Postgres", "instead of Vim", "no longer X"). */
+  replaces: string[];
+  /** Change language: "moved to", "switched", "now", "anymore", "from now on". */
+  change: boolean;
+  /** The statement says a value no longer holds ("no longer use X", "X is gone", "doesn't like X anymore"). */
+  negated: boolean;
+  /** A change still to come ("we will move to X next month"): it replaces nothing yet. */
+  planned: boolean;
+  /** Names in the subject ("Sam works at Acme" → sam): two statements about different people never share a slot. */
+  names: string[];
+  /** Every value the whole statement mentions, in any clause ("…on Buttondown now, Mailchimp's pricing got silly"). */
+  mentions: string[];
+  /** One value at a time: a copula ("X is Y"), a favourite, or a value of a known category, time or amount. */
+  single: boolean;
+}
+
+export type SlotRelation = 'same' | 'replaces' | 'unrelated';
+
+interface Span {
+  start: number;
+  end: number;
+  kind: string;
+  norm: string[];
+}
+
+const PRONOUNS = new Set(['it', 'its', 'them', 'this', 'that', 'these', 'those', 'everything', 'something', 'one', 'him', 'her']);
+const SHAPE_KINDS = new Set(['time', 'date', 'money', 'duration', 'version', 'percent', 'number', 'quantity', 'id']);
+const SELF = new Set([
+  'i',
+  'me',
+  'my',
+  'mine',
+  'myself',
+  'we',
+  'us',
+  'our',
+  'ours',
+  'ourselves',
+  'user',
+  'users',
+  'assistant',
+  'the',
+  'team',
+  'everything',
+  'everyone',
+  'all',
+]);
+/** Words of change, time-of-statement and decision: they say that something changed, not what. */
+const CHANGE_WORDS = new Set(
+  `switch switched switching switches moved move moving moves migrate migrated migrating migrates changed change changing changes replaced
+  replace replacing replaces swapped swap swapping ditched ditch upgraded upgrade upgrading downgraded downgrade bumped bump updated update
+  shifted shift pushed push slipped slip postponed postpone delayed delay rescheduled reschedule cut reduced reduce raised raise increased
+  increase lowered lower dropped drop renamed rename promoted promote converted convert transitioned transition now anymore longer instead
+  new newly old current currently today recently finally actually officially also still back forward going gone decided decide decision chose
+  choose chosen agreed agree picked pick opted settled went go goes starting started start stopped stop quit gave give rid took take taking
+  over from onwards nowadays days these effective immediately week month year last next ago since yet already just really tomorrow
+  tonight yesterday morning first news update heads context fyi left leaving leave relocate relocated relocating relocation quarter weekend quits quitting decommissioned decommission deprecated retired removed
+  cancelled canceled shut sunset sunsetted discontinued abandoned killed extended extend phew ugh yay woohoo yikes oof became become experimenting experiment trying`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+/** Verbs that carry no attribute of their own ("we use X", "X has Y"). */
+const GENERIC_WORDS = new Set(
+  `use used uses using have has had having get got gets do does did done make makes made run runs running ran set put keep keeps kept
+  be is are was were been being am say says said think thinks know knows want wants need needs like likes liked love loves loved prefer
+  prefers preferred enjoy enjoys hate hates dislike dislikes fan into thing things stuff one way lot bit kind sort pretty quite very talk talks
+  talked write writes wrote written call calls called named version turns turned out date dates time times day days due live lives lived living based located reside resides long usual usually always normally`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+const COPULA_RE = /\b(?:is|are|was|were|'s|’s|am|be|been|becomes?|became)\b|:/i;
+const FAVOURITE_RE = /\b(?:fav(?:e|ou?rite)?|main|primary|default|preferred|go-to|current|usual|only)\b/i;
+const PLANNED_RE = /\b(?:will|'ll|’ll|shall|going to|gonna|plan(?:s|ning)? to|intend(?:s)? to|about to|considering|thinking (?:of|about))\b/i;
+const CHANGE_RE =
+  /\b(?:now|switch\w*|mov(?:e|ed|es|ing)|migrat\w*|chang(?:e|ed|es|ing)|replac\w*|swap\w*|ditch\w*|upgrad\w*|downgrad\w*|bump\w*|shift\w*|push(?:ed)? (?:back|out)|slipp?\w*|postpon\w*|delay\w*|reschedul\w*|brought forward|cut|reduc\w*|rais(?:e|ed)|increas\w*|lower(?:ed)|went (?:up|down)|renam\w*|promot\w*|convert\w*|transition\w*|relocat\w*|went|became|become|back to|back on|reverted|anymore|any more|no longer|from now on|going forward|these days|nowadays|instead|took over|taken over|is gone|are gone)\b/i;
+const CHANGE_VERB = String.raw`(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|chang(?:e|ed|es|ing)|upgrad(?:e|ed|es|ing)|downgrad(?:e|ed|es|ing)|bump(?:ed|s|ing)?|updat(?:e|ed|es|ing)|shift(?:ed|s|ing)?|push(?:ed|es|ing)?(?:\s+(?:back|out))?|slipp?(?:ed|s|ing)?|postpon(?:e|ed|es|ing)|delay(?:ed|s|ing)?|reschedul(?:e|ed|es|ing)|brought\s+forward|cut|reduc(?:e|ed|es|ing)|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|lower(?:ed|s|ing)?|went\s+(?:up|down|back)|go(?:es|ing)?\s+back|dropp?(?:ed|s|ing)?|renam(?:e|ed|es|ing)|promot(?:e|ed|es|ing)|convert(?:ed|s|ing)?|transition(?:ed|s|ing)?|settl(?:e|ed|es|ing)|relocat(?:e|ed|es|ing)|port(?:ed|ing)?|rewr(?:ote|itten|iting)|extend(?:ed|s|ing)?|shorten(?:ed|s|ing)?|grew|grown|fell|rose|climbed|jumped)`;
+/** Where a value phrase ends: punctuation, or a word that opens a new part of the sentence. */
+const END = String.raw`(?=\s*(?:$|[,.](?!\d)|[;!?)\]—–]|\s-\s|\s(?:for|because|since|as|and|but|so|on|at|in|last|this|next|yesterday|today|tonight|tomorrow|starting|from|after|before|by|when|which|who|now|anymore|instead|again|too|already|though|although|while|until|effective|due|per|thanks|if|unless|with|without)\b))`;
+const PHRASE = String.raw`((?:[^,.;!?()]|[,.](?=\d))+?)`;
+/** A short phrase just before a verb: up to four words. */
+const LEAD = String.raw`((?:[\w.+#@'’-]+\s+){0,3}[\w.+#@'’-]+)`;
+
+interface Pattern {
+  re: RegExp;
+  /** Group numbers of the new and the replaced value (0: none). */
+  neu: number;
+  old: number;
+  negated?: boolean;
+  /** Group of what the change was done to ("extended [the deadline] to October 14"): the slot's subject. */
+  object?: number;
+}
+
+const PATTERNS: Pattern[] = [
+  // "moved the desktop app from Postgres to SQLite", "standup went from 9:30 to 10"
+  { re: new RegExp(String.raw`\bfrom\s+${PHRASE}\s+(?:to|into|onto|over\s+to)\s+${PHRASE}${END}`, 'i'), old: 1, neu: 2 },
+  // "replaced Postgres with SQLite", "swapped out Jenkins for GitHub Actions", "ditched Vim for Neovim"
+  {
+    re: new RegExp(
+      String.raw`\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?(?:\s+out)?|ditch(?:ed|es|ing)?|trad(?:e|ed|es|ing)(?:\s+in)?|exchang(?:e|ed|es|ing)|substitut(?:e|ed|es|ing)|switch(?:ed|es|ing)?|chang(?:e|ed|es|ing)|dump(?:ed|s|ing)?|dropp?(?:ed|s|ing)?)\s+(?:out\s+)?${PHRASE}\s+(?:with|for|by)\s+${PHRASE}${END}`,
+      'i',
+    ),
+    old: 1,
+    neu: 2,
+  },
+  // "SQLite replaced Postgres", "Priya took over from Sam"
+  {
+    re: new RegExp(
+      String.raw`${LEAD}\s+(?:has\s+|have\s+|had\s+)?(?:replaced|replaces|is\s+replacing|took\s+over\s+from|takes\s+over\s+from|has\s+taken\s+over\s+from|superseded|supersedes|succeeded|succeeds)\s+${PHRASE}${END}`,
+      'i',
+    ),
+    neu: 1,
+    old: 2,
+  },
+  // "SQLite instead of Postgres"
+  { re: new RegExp(String.raw`${LEAD}\s*,?\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+${PHRASE}${END}`, 'i'), neu: 1, old: 2 },
+  // "it's Thursday, not Friday"
+  { re: new RegExp(String.raw`\b(?:is|are|it's|that's|it is|that is)\s+(?:actually\s+|now\s+)?${PHRASE}\s*,?\s+not\s+${PHRASE}${END}`, 'i'), neu: 1, old: 2 },
+  // "not Friday but Thursday"
+  { re: new RegExp(String.raw`\bnot\s+${PHRASE}\s*,?\s+but\s+${PHRASE}${END}`, 'i'), old: 1, neu: 2 },
+  // "prefer tabs over spaces"
+  { re: new RegExp(String.raw`\bprefer(?:s|red)?\s+${PHRASE}\s+(?:over|to)\s+${PHRASE}${END}`, 'i'), neu: 1, old: 2 },
+  // "doesn't like dark mode anymore", "no longer uses Jenkins", "stopped drinking coffee"
+  {
+    re: new RegExp(
+      String.raw`\b(?:don't|doesn't|do\s+not|does\s+not|no\s+longer|not)\s+(?:really\s+|even\s+)?(?:like|love|enjoy|use|prefer|want|drink|eat|need|run|host|deploy\s+(?:on|to)|work(?:s)?\s+(?:at|for|on)|live(?:s)?\s+in)\s+${PHRASE}${END}`,
+      'i',
+    ),
+    neu: 0,
+    old: 1,
+    negated: true,
+  },
+  {
+    re: new RegExp(
+      String.raw`\b(?:no\s+longer|stopped|quits?|quitting|traded\s+in|sold|gave\s+up(?:\s+on)?|got\s+rid\s+of|dropped|ditched|dumped|binned|scrapped|moved\s+(?:away\s+from|off(?:\s+of)?)|retired|abandoned|sunset|killed|decommissioned|deprecated|removed|cancell?ed|left)\s+(?:using\s+|use\s+|drinking\s+|eating\s+|on\s+|with\s+|at\s+|in\s+)?${PHRASE}${END}`,
+      'i',
+    ),
+    neu: 0,
+    old: 1,
+    negated: true,
+  },
+  // "I hate tabs now": a negative preference takes back a liking.
+  {
+    re: new RegExp(String.raw`\b(?:hate|hates|dislike|dislikes|can't\s+stand|cannot\s+stand|detest|detests)\s+${PHRASE}${END}`, 'i'),
+    neu: 0,
+    old: 1,
+    negated: true,
+  },
+  // "Jenkins is gone", "the Heroku app was decommissioned"
+  {
+    re: new RegExp(
+      String.raw`${LEAD}\s+(?:is|are|was|were|has\s+been|have\s+been|got|'s|’s)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|retired|decommissioned|deprecated|dropped|removed|cancell?ed|shut\s+down|sunset|history|no\s+more|discontinued|turned\s+off|switched\s+off|abandoned|swapped\s+out|replaced|ripped\s+out|phased\s+out|ditched|over|done|finished)${END}`,
+      'i',
+    ),
+    neu: 0,
+    old: 1,
+    negated: true,
+  },
+  // "switched to SQLite", "the deadline slipped to April 2", "moved standup to 10am", "upgraded to Node 22"
+  {
+    re: new RegExp(String.raw`\b${CHANGE_VERB}\s+(?:([^,.;!?]{0,40}?)\s)??(?:to|into|onto|over\s+to|up\s+to|down\s+to)\s+${PHRASE}${END}`, 'i'),
+    neu: 2,
+    old: 0,
+    object: 1,
+  },
+  // "back to two-week sprints", "returned to Jenkins"
+  { re: new RegExp(String.raw`\b(?:back|returned|returning|reverted|reverting)\s+(?:to|on|onto)\s+${PHRASE}${END}`, 'i'), neu: 1, old: 0 },
+  // "is now SQLite", "standup is now at 10"
+  { re: new RegExp(String.raw`\b(?:is|are|'s|’s)\s+now\s+(?:at\s+|on\s+|in\s+)?${PHRASE}${END}`, 'i'), neu: 1, old: 0 },
+];
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTH = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
+const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  half: 0.5,
+};
+/** Lexicon values that are also everyday words: they count only when capitalised. */
+const AMBIGUOUS_VALUES = new Set(
+  `go c r mac fly edge arc monday notion signal linear render railway elastic echo gin rocket realm phoenix arch mint fish teams sh tap ava drone
+  argo neon aurora fauna spring express remix solid astro nano atom cursor helix zed shortcut tea coffee flat white semaphore lambda pulsar
+  keto paleo halal kosher crystal dart lua julia swift ruby rust java haskell elixir opera safari chrome brave pixel galaxy oracle`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+const EVERYDAY_DRINKS = new Set(['tea', 'coffee', 'flat white']);
+
+/** Spans of values in `text` by shape: times, dates, money, durations, versions, percentages, numbers. */
+function shapeSpans(text: string): Span[] {
+  const out: Span[] = [];
+  const add = (re: RegExp, kind: string, norm: (m: RegExpExecArray) => string[]) => {
+    for (const m of text.matchAll(new RegExp(re.source, `${re.flags.replace('g', '')}g`))) {
+      const start = m.index ?? 0;
+      const end = start + m[0].length;
+      if (out.some((s) => start < s.end && end > s.start)) continue;
+      out.push({ start, end, kind, norm: norm(m as RegExpExecArray) });
+    }
+  };
+  add(/\b(\d{4})-(\d{2})-(\d{2})\b/, 'date', (m) => [`${m[2]}-${m[3]}`, m[1] as string]);
+  add(new RegExp(String.raw`\b${MONTH}\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?`, 'i'), 'date', (m) => dateNorm(m[1], m[2], m[3]));
+  add(new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?${MONTH}\b(?:,?\s+(\d{4}))?`, 'i'), 'date', (m) => dateNorm(m[2], m[1], m[3]));
+  add(/\b(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:a\.?m\.?|p\.?m\.?)(?![a-z])|\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?!\.\d)\b|\bnoon\b|\bmidnight\b/i, 'time', (m) => [
+    timeNorm(m[0]),
+  ]);
+  add(
+    /[$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|mm|bn|million|thousand|billion)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k|m|million|thousand|billion)?\s?(?:dollars|euros|pounds|usd|eur|gbp|bucks|chf|yen)\b/i,
+    'money',
+    (m) => [moneyNorm(m[0])],
+  );
+  add(
+    /\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|a|an|half an?)[\s-]?(minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|sprints?)\b/i,
+    'duration',
+    (m) => [`${numberOf(m[1] as string)} ${unitOf(m[2] as string)}`],
+  );
+  add(/\b(?:v|version\s+)?\d+(?:\.\d+){1,3}\b|\bv\d+\b|\bversion\s+\d+\b/i, 'version', (m) => [m[0].toLowerCase().replace(/^v(?:ersion\s+)?/, '')]);
+  add(/\b\d+(?:\.\d+)?\s?(?:k|km|kms|mi|miles?|kilomet(?:er|re)s?|kg|kgs|lbs?|pounds|gb|tb|mb|cores?|gigs?)\b/i, 'quantity', (m) => [
+    m[0].toLowerCase().replace(/\s+/g, ''),
+  ]);
+  // Identifiers with digits: "us-east-1", "m5.large", "gpt-4o".
+  add(/\b(?=[\w.-]*\d)(?=[\w.-]*[a-z])[a-z][a-z0-9]*(?:[-.][a-z0-9]+)+\b/i, 'id', (m) => [m[0].toLowerCase()]);
+  add(/\b\d+(?:\.\d+)?\s?(?:%|percent\b)/i, 'percent', (m) => [`${m[0].replace(/\s|percent/gi, '').replace('%', '')}%`]);
+  add(/\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b/i, 'date', (m) => [
+    WEEKDAYS[['mon', 'tues', 'wednes', 'thurs', 'fri', 'satur', 'sun'].indexOf((m[1] as string).toLowerCase())] as string,
+  ]);
+  add(
+    /\b(?:end of (?:the )?(?:week|month|quarter|year|sprint)|q[1-4](?:\s+\d{4})?|(?:early|mid|late)[\s-](?:january|february|march|april|may|june|july|august|september|october|november|december))\b/i,
+    'date',
+    (m) => [m[0].toLowerCase().replace(/\s+/g, ' ')],
+  );
+  add(/\b(?:January|February|March|April|June|July|August|September|October|November|December)\b(?:\s+(\d{4}))?/, 'date', (m) =>
+    dateNorm(m[0].split(/\s+/)[0], undefined, m[1]),
+  );
+  add(/\b\d+(?:[.,]\d+)*\b/, 'number', (m) => [m[0].replace(/,/g, '')]);
+  add(/\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)\b(?=\s+\p{L})(?!\s+of\b)/iu, 'number', (m) => [
+    String(numberOf(m[1] as string)),
+  ]);
+  return out;
+}
+
+function dateNorm(month: string | undefined, day: string | undefined, year: string | undefined): string[] {
+  const mi = MONTHS.indexOf((month ?? '').slice(0, 3).toLowerCase());
+  const mm = String(mi + 1).padStart(2, '0');
+  const out = [day ? `${mm}-${day.padStart(2, '0')}` : mm];
+  if (year) out.push(year);
+  return out;
+}
+
+function timeNorm(raw: string): string {
+  const s = raw.toLowerCase().replace(/\./g, ':').replace(/\s/g, '');
+  if (s === 'noon') return '12:00';
+  if (s === 'midnight') return '00:00';
+  const m = /^(\d{1,2})(?::(\d{2}))?(a|p)?/.exec(s.replace(/:(?=[ap])/, ''));
+  let h = Number(m?.[1] ?? 0);
+  if (m?.[3] === 'p' && h < 12) h += 12;
+  if (m?.[3] === 'a' && h === 12) h = 0;
+  return `${String(h).padStart(2, '0')}:${m?.[2] ?? '00'}`;
+}
+
+function moneyNorm(raw: string): string {
+  const s = raw.toLowerCase().replace(/,/g, '');
+  const n = Number(/\d+(?:\.\d+)?/.exec(s)?.[0] ?? 0);
+  const mult = /\b(?:k|thousand)\b|\dk\b/.test(s) ? 1e3 : /\b(?:m|mm|million)\b|\dm\b/.test(s) ? 1e6 : /\b(?:bn|billion)\b|\dbn\b/.test(s) ? 1e9 : 1;
+  return String(Math.round(n * mult));
+}
+
+function numberOf(word: string): number {
+  const w = word.toLowerCase().replace(/\s+an?$/, '');
+  return NUMBER_WORDS[w] ?? Number(w);
+}
+
+function unitOf(unit: string): string {
+  const u = unit.toLowerCase();
+  if (u.startsWith('min')) return 'minute';
+  if (u.startsWith('h')) return 'hour';
+  return u.replace(/s$/, '');
+}
+
+/** Spans of known values (slot-lexicon.ts), longest name first; everyday words only when capitalised. */
+function lexiconSpans(text: string, taken: Span[]): Span[] {
+  const lower = text.toLowerCase();
+  const out: Span[] = [];
+  for (const name of VALUE_NAMES) {
+    let from = 0;
+    for (;;) {
+      const at = lower.indexOf(name, from);
+      if (at < 0) break;
+      from = at + name.length;
+      const before = lower[at - 1];
+      const after = lower[at + name.length];
+      const plural = after === 's' && !/[\p{L}\p{N}]/u.test(lower[at + name.length + 1] ?? '') && /[a-z]$/.test(name);
+      if ((before !== undefined && /[\p{L}\p{N}_@#+./-]/u.test(before)) || (after !== undefined && /[\p{L}\p{N}_+#@]/u.test(after) && !plural)) continue;
+      if (after === '.' && /[\p{L}]/u.test(lower[at + name.length + 1] ?? '')) continue;
+      if (AMBIGUOUS_VALUES.has(name) && !/^\p{Lu}/u.test(text.slice(at)) && !EVERYDAY_DRINKS.has(name)) continue;
+      const span = {
+        start: at,
+        end: at + name.length + (plural ? 1 : 0),
+        kind: VALUE_CATEGORIES.get(name) as string,
+        norm: [VALUE_SYNONYMS.get(name) ?? name],
+      };
+      if ([...taken, ...out].some((s) => span.start < s.end && span.end > s.start)) continue;
+      out.push(span);
+    }
+  }
+  return out;
+}
+
+const NOT_NAME = new Set(
+  `i i'm i've i'll i'd the a an we our my it its this that these those he she they his her their you your monday tuesday wednesday thursday friday
+  saturday sunday january february march april may june july august september october november december today tomorrow yesterday also
+  but and or so then now still ok okay yes no hey hi hello thanks great sure noted got actually well anyway honestly basically btw
+  update news fyi quick heads context note reminder currently recently finally also just really perfect cool`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Capitalised word runs that are not sentence-initial and not known words: names ("Acme Corp", "Priya Raman", "Fly.io"). */
+function nameSpans(text: string, taken: Span[]): Span[] {
+  const out: Span[] = [];
+  const re = /(?<![\p{L}\p{N}'’])(\p{Lu}[\p{L}\p{N}.+#&'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?\p{Lu}[\p{L}\p{N}.+#&'’-]*)*)/gu;
+  for (const m of text.matchAll(re)) {
+    const start = m.index ?? 0;
+    let word = m[0].replace(/['’]s$/, '').replace(/[.'’-]+$/, '');
+    const sentenceStart = /(?:^|[.!?:;]\s+|["“(]\s*)$/.test(text.slice(0, start));
+    const words = word.split(/\s+/);
+    while (words.length > 0 && NOT_NAME.has((words[0] as string).toLowerCase())) words.shift();
+    word = words.join(' ');
+    // An acronym ("API", "SDK", "SKUs") names a kind of thing, not a value.
+    if (!word || isStopword(word.toLowerCase()) || /^[A-Z]{2,5}s?$/.test(word)) continue;
+    const offset = m[0].indexOf(word);
+    // A capitalised first word may be any word ("Standup is at 9:30"): it names the subject, never a value.
+    const initial = sentenceStart && words.length === 1 && word === m[0] && !/[A-Z].*[A-Z]|\d|\./.test(word.slice(1));
+    if (initial && (CHANGE_WORDS.has(word.toLowerCase()) || GENERIC_WORDS.has(word.toLowerCase()) || NOT_NAME.has(word.toLowerCase()))) continue;
+    const span = { start: start + offset, end: start + offset + word.length, kind: initial ? 'initial' : 'name', norm: [word.toLowerCase()] };
+    if (taken.some((s) => span.start < s.end && span.end > s.start)) continue;
+    out.push(span);
+  }
+  return out;
+}
+
+/** Content words of a stretch of text: lower case, stopwords and self references out. */
+function words(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}.+#@'’_-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [])
+    .map((w) => w.replace(/['’](?:s|re|ve|ll|d|m)$/, ''))
+    .flatMap((w) => (/^[\p{L}]+(?:-[\p{L}]+)+$/u.test(w) ? w.split('-') : [w]))
+    .filter((w) => w.length > 0 && !isStopword(w) && !SELF.has(w));
+}
+
+function fold(stem: string): string {
+  return ABOUT_SYNONYMS.get(stem) ?? stem;
+}
+
+const sorted = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
+
+/** Attribute words implied by verb phrases ("works at" → employ, "lives in" → resid, "likes" → pref). */
+function attributes(text: string, hasCategory: boolean): string[] {
+  const out: string[] = [];
+  if (
+    /\b(?:works?|worked|working)\s+(?:at|for)\b|\bemployed\s+(?:at|by)\b|\bhired\s+(?:at|by)\b|\b(?:joined|joins|joining)\s+\p{Lu}|\bjob\s+at\b|\b(?:started|starts|starting)\s+(?:at|with)\s+\p{Lu}|\bemployer\b|\b(?:i'm|i\s+am|is|was|as)\s+(?:a|an|the)\s+[\p{L}\s-]{2,40}?\s+(?:at|for)\s+\p{Lu}/iu.test(
+      text,
+    )
+  )
+    out.push('employ');
+  const person = String.raw`(?:[Ii]|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[Uu]ser|[Ff]amily|\p{Lu}\p{Ll}+)`;
+  if (
+    !hasCategory &&
+    (/\blives?\s+in\b|\bliving\s+in\b|\bbased\s+in\b|\bhome\s+is\s+in\b/iu.test(text) ||
+      new RegExp(String.raw`\b${person}(?:'ve|\s+have|\s+just|\s+finally)?\s+(?:moved|relocated|relocating|moving)\s+(?:back\s+)?to\s+\p{Lu}`, 'u').test(
+        text,
+      ) ||
+      /\b(?:i'm|i\s+am|user\s+is|we're|we\s+are|he's|she's|they're)\s+(?:now\s+|still\s+)?(?:in|living\s+in|based\s+in)\s+\p{Lu}/iu.test(text))
+  )
+    out.push('resid');
+  if (/\breports?\s+to\b|\breporting\s+to\b/i.test(text)) out.push('manag');
+  // "the tech lead on the Payments team", "promoted to staff engineer": a role.
+  if (
+    /\b(?:promoted\s+to|role\s+is|title\s+is|position\s+is|works?\s+as|hired\s+as|joined\s+as)\b|\b(?:is|am|i'm|are|was|as)\s+(?:now\s+)?(?:the|a|an|our)\s+(?:[\p{L}-]+\s+){0,3}(?:lead|engineer|developer|manager|designer|analyst|scientist|architect|director|intern|consultant|founder|ceo|cto|cfo|coo|vp|head|nurse|teacher|professor|doctor|lawyer|accountant|recruiter|researcher|product owner|pm|em)\b/iu.test(
+      text,
+    )
+  )
+    out.push('role');
+  if (/\b(?:like|likes|liked|love|loves|loved|prefer|prefers|preferred|enjoy|enjoys|hate|hates|dislike|dislikes)\b|\bfan\s+of\b/i.test(text)) out.push('pref');
+  return out;
+}
+
+/** The first verb-like word: a copula, a modal, or a common verb form. */
+const VERB_RE =
+  /\b(?:is|are|was|were|am|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))'s|'re|’re|be|been|has|have|had|will|would|can|could|should|must|use[sd]?|using|run|runs|ran|running|work(?:s|ed|ing)?|live[sd]?|living|prefer(?:s|red)?|like[sd]?|love[sd]?|hate[sd]?|enjoy(?:s|ed)?|want(?:s|ed)?|need(?:s|ed)?|deploy(?:s|ed)?|host(?:s|ed)?|join(?:s|ed)?|start(?:s|ed)|drink(?:s)?|drank|eat(?:s)?|ate|drive(?:s)?|drove|own(?:s|ed)?|speak(?:s)?|meet(?:s)?|met|take(?:s)?|took|go(?:es)?|went|get(?:s)?|got|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|chang(?:e|ed|es)|replac(?:e|ed|es)|upgrad(?:e|ed|es)|decided|chose|picked|opted|settled|slipped|pushed|cut|raised|dropped|promoted|reports?|manages?|leads?|happens?|falls?|sits?)\b/i;
+
+/**
+ * Reads the slot of one statement (a memory's content). Returns null for text that is not a
+ * statement about a value (empty, a question, or longer than a few sentences).
+ */
+export function readSlot(statement: string): Slot | null {
+  const text = statement
+    .replace(/[’‘]/g, "'")
+    .replace(/\bstand[\s-]ups?\b/gi, 'standup')
+    .replace(/\b(?:1[:-]on[:-]1|1:1|one[\s-]on[\s-]one)s?\b/gi, 'oneonone')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!text || text.length > 400 || /\?\s*$/.test(text)) return null;
+  const clauses = splitClauses(text)
+    .map((c) => ({ c, slot: readClause(c) }))
+    .filter((x) => x.slot.about.length + x.slot.value.length + x.slot.replaces.length > 0);
+  // The statement's slot is that of its first clause that gives a value or names a replaced one;
+  // "X is gone; we use Y now" joins a clause that only drops a value to the next one that gives one.
+  const main =
+    clauses.find((x) => x.slot.replaces.length > 0 || (x.slot.value.length > 0 && x.slot.change && !x.slot.planned)) ??
+    clauses.find((x) => x.slot.value.length > 0 && x.slot.kind !== 'thing') ??
+    clauses.find((x) => x.slot.value.length > 0) ??
+    clauses[0];
+  if (main === undefined) return readClause(text);
+  const at = clauses.indexOf(main);
+  const next = clauses[at + 1]?.slot;
+  const mentions = sorted(clauses.flatMap((x) => x.slot.mentions));
+  // "Two-space indents now, tabs are dead to me": what another clause drops, this one replaces.
+  const dropped = clauses.filter((x) => x !== main && x.slot.negated && x.slot.value.length === 0).flatMap((x) => x.slot.replaces);
+  const slot = { ...main.slot, mentions, replaces: sorted([...main.slot.replaces, ...(main.slot.value.length > 0 ? dropped : [])]) };
+  if (slot.replaces.length > 0) slot.change = true;
+  if (slot.negated && slot.value.length === 0 && next && next.value.length > 0 && next.replaces.length === 0 && !next.planned)
+    return { ...slot, value: next.value, kind: next.kind, negated: false, about: sorted([...slot.about, ...next.about]), single: true };
+  // A clause whose subject is a pronoun ("…, it's an Express app", "…, it runs on Nomad now") borrows the first clause's words.
+  if (at > 0 && (slot.about.length === 0 || /^(?:it|they|this|that|he|she|we|everything|everyone|which)\b/i.test(main.c)))
+    return { ...slot, about: sorted([...slot.about, ...(clauses[0] as { slot: Slot }).slot.about]) };
+  return slot;
+}
+
+/** Splits a sentence where a new clause starts: ; : — and commas before a conjunction, a pronoun or a name. */
+function splitClauses(text: string): string[] {
+  return text
+    .split(
+      /\s*(?:[;:]\s|\s[—–-]+\s|[—–]|,\s*(?=(?:and|but|so|because|since|while|although|though|which|who|whereas|plus|then|he|she|they|it|we|i|the user|that|this|there|now)\b)|\s(?=(?:because|since|whereas|although|though|so that)\s))\s*/iu,
+    )
+    .flatMap((c) => c.split(/,\s*(?=\p{Lu}\p{Ll}+\s+\p{Ll})/u))
+    .map((c) => c.trim())
+    .filter(Boolean);
+}
+
+function readClause(text: string): Slot {
+  const low = text.toLowerCase();
+  let neuRange: [number, number] | undefined;
+  let oldRange: [number, number] | undefined;
+  let objectRange: [number, number] | undefined;
+  let negated = false;
+  for (const p of PATTERNS) {
+    const m = p.re.exec(text);
+    if (!m) continue;
+    const range = (g: number): [number, number] | undefined => {
+      const s = m[g];
+      if (!s) return undefined;
+      const at = (m.index ?? 0) + m[0].indexOf(s);
+      return [at, at + s.length];
+    };
+    // "decommissioned last week": a phrase with no word of its own is no value.
+    const said = (g: number) => g === 0 || /\d/.test(m[g] ?? '') || words(m[g] ?? '').some((w) => !CHANGE_WORDS.has(w));
+    if (!said(p.neu) || !said(p.old)) continue;
+    if (p.object && !objectRange) {
+      const o = range(p.object);
+      if (o && words(text.slice(...o)).some((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w) && !PRONOUNS.has(w))) objectRange = o;
+    }
+    if (p.neu && !neuRange) neuRange = range(p.neu);
+    if (p.old && !oldRange) oldRange = range(p.old);
+    if (p.negated) negated = true;
+    if (neuRange && oldRange) break;
+  }
+  // "moved from X to Y" without a change verb is a range ("works from 9 to 5"), unless both ends are values.
+  const shapes = shapeSpans(text);
+  const known = lexiconSpans(text, shapes);
+  const names = nameSpans(text, [...shapes, ...known]);
+  const spans = [...shapes, ...known, ...names.filter((s) => s.kind === 'name')].sort((a, b) => a.start - b.start);
+  const inside = (r: [number, number] | undefined) => (r ? spans.filter((s) => s.start >= r[0] && s.end <= r[1]) : []);
+
+  const change = CHANGE_RE.test(text);
+  const planned = PLANNED_RE.test(low) && !/\bfrom now on\b|\bgoing forward\b/i.test(low) && !/\b(?:has|have|had)\s+\w+ed\b/i.test(low);
+  let value: Span[] = [];
+  let valueWords: string[] = [];
+  let replacesWords: string[] = [];
+  if (oldRange) {
+    const olds = inside(oldRange);
+    replacesWords = olds.length > 0 ? olds.flatMap((s) => s.norm) : words(text.slice(...oldRange)).filter((w) => !CHANGE_WORDS.has(w));
+  }
+  if (neuRange) {
+    value = inside(neuRange);
+    if (value.length === 0) valueWords = words(text.slice(...neuRange)).filter((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w));
+  }
+  const verb = VERB_RE.exec(text);
+  const predicateStart = verb ? (verb.index ?? 0) : 0;
+  // What follows the value after a comma is another thought ("…Galileo, every other Monday", "…May 18,
+  // the SSO integration is not ready"): read the clause up to there.
+  const outsideOld = (x: Span) => !oldRange || x.end <= oldRange[0] || x.start >= oldRange[1];
+  const patternEnd = Math.max(neuRange?.[1] ?? -1, oldRange?.[1] ?? -1);
+  const firstValueEnd = patternEnd >= 0 ? patternEnd : spans.find((x) => x.start >= predicateStart && outsideOld(x))?.end;
+  const after =
+    firstValueEnd === undefined ? -1 : text.slice(firstValueEnd).search(/,\s|\s(?:and|but|so|while)\s+(?:the user|we|i|he|she|they|it|the|our|my)\b/i);
+  const cut = firstValueEnd === undefined || after < 0 || (negated && !neuRange) ? -1 : firstValueEnd + after;
+  if (cut > 0) return readClause(text.slice(0, cut));
+  if (!neuRange) {
+    // After "X is gone" / "no longer X", only a value in a later clause is a new one ("…, we use Y now").
+    const candidates = spans.filter((s) => !oldRange || (negated ? s.start >= oldRange[1] : s.end <= oldRange[0] || s.start >= oldRange[1]));
+    // A name right after "for", "of", "about" names what the statement is about, not its value.
+    const isAboutName = (s: Span) => s.kind === 'name' && /\b(?:for|of|about|regarding)\s+(?:the\s+)?$/i.test(text.slice(Math.max(0, s.start - 16), s.start));
+    const predicate = candidates.filter((s) => s.start >= predicateStart && !isAboutName(s));
+    const personal = attributes(text, false).some((a) => a === 'employ' || a === 'manag' || a === 'resid');
+    const pick = (xs: Span[]) => {
+      // "works at Atlassian on the Jira team": for an employer, a manager or a home, names come first.
+      const named = xs.filter((s) => s.kind === 'name');
+      if (personal && named.length > 0) return named.slice(0, 1);
+      const categorised = xs.filter((s) => !SHAPE_KINDS.has(s.kind) && s.kind !== 'name');
+      if (categorised.length > 0) return categorised;
+      // Otherwise the value nearest the verb: "goes out via Mailchimp on the first Monday" gives Mailchimp.
+      const first = xs.find((s) => s.kind !== 'number') ?? xs[0];
+      if (!first) return [];
+      // "Node 18": a name with a number right after it is versioned; the number is the value.
+      const next = xs[xs.indexOf(first) + 1];
+      if (first.kind === 'name' && next && (next.kind === 'number' || next.kind === 'version') && next.start - first.end <= 1) return [next];
+      return xs.filter((s) => s.kind === first.kind);
+    };
+    value = pick(predicate);
+    // "Postgres is what the desktop app uses": the value before a copula.
+    // "Rachel is the manager now", "Postgres is what the desktop app uses": the value before a copula.
+    if (value.length === 0 && COPULA_RE.test(text) && !negated) {
+      const initials = names.filter((s) => s.kind === 'initial' && s.start < predicateStart).map((s) => ({ ...s, kind: 'name' }));
+      value = pick([...candidates, ...initials].filter((s) => s.start < predicateStart));
+    }
+    if (value.length === 0 && !negated) {
+      // "my favourite food is sushi": the words after a copula are the value.
+      const m =
+        /\b(?:is|are|was|were)\s+(?:now\s+|still\s+|actually\s+)?((?:a|an|the)\s+)?([^,.;!?]{1,40}?)(?=$|[,.;!?]|\s(?:for|because|and|but|since|now|anymore|these|nowadays)\b)/i.exec(
+          text.slice(predicateStart),
+        );
+      if (m && !m[1] && !/^\w+ing\b/i.test(m[2] as string) && COPULA_RE.test(text.slice(0, predicateStart + 4)))
+        valueWords = words(m[2] as string).filter((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w));
+    }
+    if (value.length === 0 && valueWords.length === 0 && !negated) {
+      // "likes dark mode": the object of a preference verb is the value.
+      const m =
+        /\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|fan of|into|drink|drinks|eat|eats|use|uses)\s+([^,.;!?]{1,40}?)(?=$|[,.;!?]|\s(?:over|for|because|and|but|in|on|at|when|with|now|anymore)\b)/i.exec(
+          text,
+        );
+      if (m) valueWords = words(m[1] as string).filter((w) => !CHANGE_WORDS.has(w));
+    }
+  }
+  if (negated && (value.length > 0 || valueWords.length > 0)) negated = false;
+  // A versioned name ("Node 22"): the name is what it is about, the number its value.
+  let versionSubject: string[] = [];
+  const version = value.find((s) => s.kind === 'version' || s.kind === 'number');
+  if (version) {
+    const before = /([\p{L}][\p{L}.+#-]*)\s*$/u.exec(text.slice(0, version.start));
+    const subject = before?.[1]?.toLowerCase();
+    const known = spans.some((s) => s.kind !== 'name' && !SHAPE_KINDS.has(s.kind) && s.end <= version.start && s.end >= version.start - 2);
+    // "iPhone 13" is one value of a known category; "Node 22" is a version of Node.
+    if (subject && !known && !isStopword(subject) && !CHANGE_WORDS.has(subject) && !SELF.has(subject)) {
+      versionSubject = [VALUE_SYNONYMS.get(subject) ?? subject];
+      value = [{ ...version, kind: 'version' }];
+    }
+  }
+  // Several shapes in one predicate ("$1,800 a month"): the first one's kind is the value.
+  const firstKind = value[0]?.kind;
+  if (firstKind !== undefined && SHAPE_KINDS.has(firstKind)) value = value.filter((s) => s.kind === firstKind || !SHAPE_KINDS.has(s.kind));
+  // Times and amounts that are not the value are adjuncts ("on Monday", "last week"), never the subject.
+  const adjuncts = shapes.map((s): [number, number] => [s.start, s.end]);
+  const usedRanges = [...value.map((s): [number, number] => [s.start, s.end]), ...adjuncts, ...(oldRange ? [oldRange] : []), ...(neuRange ? [neuRange] : [])];
+  const valueSet = new Set([...value.flatMap((s) => s.norm), ...valueWords]);
+  const replaces = new Set(replacesWords);
+  // What it is about: every other content word (names before the verb included), stemmed and folded.
+  let rest = '';
+  let at = 0;
+  for (const [s, e] of [...usedRanges].sort((a, b) => a[0] - b[0])) {
+    if (s < at) {
+      at = Math.max(at, e);
+      continue;
+    }
+    rest += `${text.slice(at, s)} `;
+    at = e;
+  }
+  rest += text.slice(at);
+  // "the funder extended the deadline to October 14": the deadline is the subject, the funder an agent.
+  if (objectRange) rest = text.slice(...objectRange);
+  const categorised = value.some((s) => !SHAPE_KINDS.has(s.kind) && s.kind !== 'name');
+  const about = new Set<string>([...versionSubject, ...attributes(text, categorised)]);
+  // "moved to room Kepler": the words around the new value name the slot too.
+  // (For a known category's value the words around it describe the value: "black coffee".)
+  if (neuRange && value.length > 0 && value.every((v) => v.kind === 'name' || SHAPE_KINDS.has(v.kind))) {
+    let leftover = text.slice(...neuRange);
+    for (const v of [...value].sort((a, b) => b.start - a.start))
+      leftover = `${leftover.slice(0, Math.max(0, v.start - neuRange[0]))} ${leftover.slice(Math.max(0, v.end - neuRange[0]))}`;
+    for (const w of words(leftover)) if (!CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w) && !/^\d/.test(w)) about.add(fold(ftsStem(w)));
+  }
+  for (const w of words(rest)) {
+    if (CHANGE_WORDS.has(w) || GENERIC_WORDS.has(w) || valueSet.has(w) || replaces.has(w) || /^\d/.test(w)) continue;
+    about.add(fold(ftsStem(w)));
+  }
+  const valueStarts = new Set(value.map((s) => s.start));
+  const subjectNames = names.filter(
+    (s) => s.start < predicateStart && !valueStarts.has(s.start) && (!oldRange || s.end <= oldRange[0] || s.start >= oldRange[1]),
+  );
+  const first = value[0];
+  const kind = first ? first.kind : valueWords.length > 0 ? (VALUE_CATEGORIES.get(valueWords.join(' ')) ?? 'thing') : null;
+  const single =
+    (COPULA_RE.test(text) && about.size > 0) ||
+    FAVOURITE_RE.test(text) ||
+    (kind !== null && kind !== 'thing' && kind !== 'name') ||
+    about.has('employ') ||
+    about.has('resid') ||
+    about.has('manag') ||
+    about.has('role');
+  return {
+    about: sorted(about),
+    value: sorted(valueSet),
+    kind,
+    replaces: sorted(replaces),
+    change: change || replaces.size > 0 || neuRange !== undefined,
+    negated,
+    planned,
+    names: sorted(subjectNames.flatMap((s) => s.norm)),
+    mentions: sorted(spans.filter((s) => s.kind !== 'number').flatMap((s) => s.norm)),
+    single,
+  };
+}
+
+/** Categories and shapes that can hold each other's values ("10" for a time, a name for a known category). */
+function compatibleKinds(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return false;
+  if (a === b) return true;
+  const timeish = new Set(['time', 'number']);
+  if (timeish.has(a) && timeish.has(b)) return true;
+  const amount = new Set(['money', 'number']);
+  if (amount.has(a) && amount.has(b)) return true;
+  const versionish = new Set(['version', 'number']);
+  if (versionish.has(a) && versionish.has(b)) return true;
+  // An unknown name may be a value of a known category (a hosting provider the lexicon lacks).
+  const isCategory = (k: string) => !SHAPE_KINDS.has(k) && k !== 'name' && k !== 'thing';
+  return (a === 'name' && isCategory(b)) || (b === 'name' && isCategory(a));
+}
+
+function overlap(a: readonly string[], b: readonly string[]): number {
+  const set = new Set(a);
+  return b.filter((x) => set.has(x)).length;
+}
+
+/**
+ * How well two slots' subjects agree, 0..1: the shared about-terms over the smaller side's
+ * (1: one side's subject is contained in the other's), 0 when a side has none.
+ */
+export function aboutAgreement(a: Slot, b: Slot): number {
+  const x = a.about.filter((t) => t !== 'pref');
+  const y = b.about.filter((t) => t !== 'pref');
+  if (x.length === 0 || y.length === 0) return 0;
+  return overlap(x, y) / Math.min(x.length, y.length);
+}
+
+/**
+ * The share of the smaller side's subject terms the other side must hold: more than half, so
+ * "the web app" (web, app) does not meet "the desktop app" (desktop, app) on "app" alone. A
+ * statement that names the replaced value needs only half (ANCHORED_AGREEMENT): the value itself
+ * is the stronger evidence.
+ */
+export const ABOUT_AGREEMENT = 0.6;
+export const ANCHORED_AGREEMENT = 0.5;
+/** A restatement of the same value needs less agreement on the subject: the value itself agrees. */
+export const SAME_VALUE_AGREEMENT = 0.4;
+
+/** Both name who the statement is about, and neither's names are among the other's terms: two people. */
+function namesClash(a: Slot, b: Slot): boolean {
+  if (a.names.length === 0 || b.names.length === 0) return false;
+  const stems = (xs: readonly string[]) => xs.flatMap((n) => n.split(/\s+/)).map((w) => fold(ftsStem(w)));
+  return overlap(stems(a.names), b.about) === 0 && overlap(stems(b.names), a.about) === 0;
+}
+
+/** The newer states no value the older did not: a restatement ("Postgres" after "Postgres and Redis"). */
+function sameValues(older: readonly string[], newer: readonly string[]): boolean {
+  if (older.length === 0 || newer.length === 0) return false;
+  return overlap(older, newer) === newer.length;
+}
+
+/**
+ * How a newer statement relates to an older one about, possibly, the same slot: `same` (a
+ * restatement: the older is confirmed), `replaces` (the newer value, or the newer "no longer",
+ * supersedes the older), or `unrelated`. Which is newer is the caller's to say, by event time.
+ */
+export function relate(older: Slot, newer: Slot): SlotRelation {
+  const agreement = aboutAgreement(older, newer);
+  const knownKind = (k: string | null) => k !== null && !SHAPE_KINDS.has(k) && k !== 'name' && k !== 'thing';
+  // The newer names what it replaces, and the older holds it: "moved from Postgres to SQLite" after "we use Postgres".
+  if (newer.replaces.length > 0 && !newer.planned) {
+    const held = new Set([...older.value, ...older.value.flatMap((v) => v.split(/\s+/)), ...older.about]);
+    const named = newer.replaces.filter((w) => held.has(w) || held.has(fold(ftsStem(w))) || w.split(/\s+/).every((x) => held.has(x))).length;
+    const whole = older.value.length > 0 && older.value.every((v) => newer.replaces.includes(v));
+    if (named > 0 && named >= Math.ceil(newer.replaces.length / 2)) {
+      if (
+        whole ||
+        newer.about.length === 0 ||
+        older.about.length === 0 ||
+        agreement >= ANCHORED_AGREEMENT ||
+        (knownKind(older.kind) && older.kind === newer.kind)
+      )
+        return sameValues(older.value, newer.value) && !newer.negated ? 'same' : 'replaces';
+    }
+  }
+  if (namesClash(older, newer)) return 'unrelated';
+  if (newer.planned) return sameValues(older.value, newer.value) && agreement >= ABOUT_AGREEMENT ? 'same' : 'unrelated';
+  // A new value said with change language beside the old one ("…on Buttondown now, Mailchimp's pricing got silly").
+  if (
+    newer.change &&
+    older.value.length > 0 &&
+    newer.value.length > 0 &&
+    older.value.every((v) => newer.mentions.includes(v)) &&
+    !sameValues(older.value, newer.value) &&
+    compatibleKinds(older.kind, newer.kind)
+  )
+    return 'replaces';
+  if (older.value.length === 0 || newer.value.length === 0) return 'unrelated';
+  const sameAbout = older.about.length === newer.about.length && overlap(older.about, newer.about) === older.about.length;
+  if (sameAbout && sameValues(older.value, newer.value)) return newer.negated ? 'replaces' : 'same';
+  const oneSideBare = older.about.length === 0 || newer.about.length === 0;
+  const personal = older.kind !== null && older.kind === newer.kind && PERSONAL_CATEGORIES.has(older.kind);
+  const subjectMatches =
+    personal ||
+    agreement >= ABOUT_AGREEMENT ||
+    // A changed value of a known category sharing a subject word: "switching the orders API to Fastify" after "the orders API is an Express app".
+    (knownKind(older.kind) && older.kind === newer.kind && agreement > 0 && newer.change) ||
+    (oneSideBare && older.kind === newer.kind && (knownKind(older.kind) || (newer.change && !['thing', 'name', 'number'].includes(newer.kind ?? 'thing'))));
+  // The same value of a known kind, said of much the same subject: a restatement.
+  if (compatibleKinds(older.kind, newer.kind) && older.kind !== 'thing' && agreement >= SAME_VALUE_AGREEMENT && sameValues(older.value, newer.value))
+    return newer.negated ? 'replaces' : 'same';
+  if (!subjectMatches || !compatibleKinds(older.kind, newer.kind)) return 'unrelated';
+  if (sameValues(older.value, newer.value)) return newer.negated ? 'replaces' : 'same';
+  if (older.kind === 'thing' && newer.kind === 'thing' && !(older.single && newer.single) && !newer.change) return 'unrelated';
+  return older.single || newer.single || newer.change ? 'replaces' : 'unrelated';
+}
+
+/**
+ * Index keys of a slot for finding candidates (a GIN array): its about-terms, its values, the
+ * values it replaces (as values, so a statement naming them finds the statement that held them)
+ * and its category when it is a known one.
+ */
+export function slotKeys(slot: Slot): string[] {
+  const knownKind = slot.kind !== null && !SHAPE_KINDS.has(slot.kind) && slot.kind !== 'name' && slot.kind !== 'thing';
+  return sorted([
+    ...slot.about.map((t) => `a:${t}`),
+    ...slot.value.map((v) => `v:${v}`),
+    ...slot.replaces.map((v) => `v:${v}`),
+    ...(knownKind ? [`k:${slot.kind}`] : []),
+  ]);
+}
+
+/** A short readable name of the slot ("app desktop · database"), for the API and the console. */
+export function slotLabel(slot: Slot): string {
+  const about = slot.about.filter((t) => t !== 'pref').join(' ');
+  const kind = slot.kind && slot.kind !== 'thing' && slot.kind !== 'name' ? slot.kind : '';
+  return [about, kind].filter(Boolean).join(' · ') || (slot.value.join(' ') ?? '');
+}
+
+/**
+ * The slot of a memory unit: read from its content for the kinds that state values (SLOT_KINDS);
+ * a model's label ("desktop app / local database") replaces the about-terms read from the words,
+ * since it names the subject the way the model understood it.
+ */
+export function slotOf(kind: MemoryKind, content: string, label?: string | null): Slot | null {
+  if (!SLOT_KINDS.has(kind) && kind !== 'episode') return null;
+  const slot = readSlot(content);
+  // An episode states a value only when it changes one ("went vegan", "started at Canva", "upgraded to v3").
+  if (kind === 'episode' && (slot === null || !changesState(slot))) return null;
+  if (slot === null || !label?.trim()) return slot;
+  const about = new Set(words(label).map((w) => fold(ftsStem(w))));
+  for (const t of slot.about) if (t === 'employ' || t === 'resid' || t === 'pref') about.add(t);
+  return { ...slot, about: sorted(about) };
+}
+
+/** A statement that sets a value: it names what it replaces, says it changed to a value, or gives an employer, manager or home. */
+export function changesState(slot: Slot): boolean {
+  if (slot.planned) return false;
+  if (slot.replaces.length > 0) return true;
+  if (slot.value.length === 0) return false;
+  return (slot.change && slot.kind !== 'thing') || slot.about.some((a) => a === 'employ' || a === 'resid' || a === 'manag');
+}
+
+/**
+ * Words a memory's full-text key gets beside its content: its value's category and the attribute
+ * the slot reader inferred ("Hetzner" → cloud host hosting deploy…), so a question in the
+ * attribute's words finds a statement that only names the value.
+ */
+export function slotKeyText(slot: Slot | null): string {
+  if (slot === null) return '';
+  // The categories of what it states and of what it drops ("no longer uses bash" is about a shell).
+  const kinds = new Set([slot.kind, ...[...slot.value, ...slot.replaces].map((v) => VALUE_CATEGORIES.get(v))]);
+  const words = [...[...kinds].map((k) => (k ? (CATEGORY_WORDS[k] ?? '') : '')), ...slot.about.map((a) => ATTRIBUTE_WORDS[a] ?? '')];
+  return [...new Set(words.filter(Boolean).join(' ').split(' '))].join(' ');
+}
+
+/** The newer statement names the older one's value as what it replaces ("from Postgres", "Jenkins is gone"). */
+export function namesReplaced(older: Slot, newer: Slot): boolean {
+  if (newer.replaces.length === 0 || older.value.length === 0) return false;
+  const held = new Set([...older.value, ...older.value.flatMap((v) => v.split(/\s+/))]);
+  return newer.replaces.some((w) => held.has(w) || w.split(/\s+/).every((x) => held.has(x)));
+}
