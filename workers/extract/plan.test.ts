@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { slotOf } from '../../src/domain/slots.js';
 import { confirmedConfidence, type MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { planMemories } from './plan.js';
@@ -20,12 +21,24 @@ function unit(kind: PreparedMemory['kind'], content: string): PreparedMemory {
     entities: [],
     eventIds: ['e'],
     occurredAt: '2026-01-01T00:00:00Z',
+    slot: slotOf(kind, content),
   };
 }
 /** A unit vector at `angle` radians from the x axis, in 2-D: cos(a - b) is the similarity. */
 const at = (angle: number) => [Math.cos(angle), Math.sin(angle)];
 function neighbour(id: string, kind: string, content: string, similarity: number, subject: string | null = 'alice'): MemoryNeighbour {
-  return { id, kind, content, content_hash: content, subject_entity_id: subject, version: 1, occurred_at: new Date('2026-01-01T00:00:00Z'), similarity };
+  return {
+    id,
+    kind,
+    content,
+    content_hash: content,
+    subject_entity_id: subject,
+    version: 1,
+    occurred_at: new Date('2026-01-01T00:00:00Z'),
+    valid_from: new Date('2026-01-01T00:00:00Z'),
+    slot: slotOf(kind as PreparedMemory['kind'], content),
+    similarity,
+  };
 }
 
 describe('planMemories (reconcile decisions for one extraction pass)', () => {
@@ -37,8 +50,10 @@ describe('planMemories (reconcile decisions for one extraction pass)', () => {
       [[], []],
       T,
     );
-    expect(plan.map((p) => p.decision.action)).toEqual(['ADD', 'CHALLENGE']);
+    // Same slot (Alice's drink), a new value: the later statement replaces the earlier one.
+    expect(plan.map((p) => p.decision.action)).toEqual(['ADD', 'UPDATE']);
     expect(plan[1]?.target).toEqual({ pass: 0 });
+    expect(plan[1]?.supersedes).toEqual([{ pass: 0 }]);
   });
 
   it('updates an existing memory once: a later unit of the pass no longer sees the superseded one', () => {

@@ -1,10 +1,14 @@
 import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
-import { TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
+import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate, type Slot } from '../../src/domain/slots.js';
+import { SUPERSEDING_ACTIONS, TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import type { PreparedMemory } from './prepare.js';
 
 /** Existing memories a unit is compared with (the nearest, plus any with its exact text). */
 export const NEIGHBOURS = 5;
+
+/** "I think the standup moved to 10": a hedged new value challenges the old one instead of replacing it. */
+const HEDGED = /\b(?:maybe|perhaps|probably|possibly|i think|i guess|i believe|not sure|might|apparently|supposedly|rumou?r)\b/i;
 
 /** A memory unit of the pass that will be inserted; later units of the same pass see it as a candidate. */
 interface PassUnit {
@@ -14,35 +18,111 @@ interface PassUnit {
   subjectId: string | null;
   vector: number[];
   version: number;
+  slot: Slot | null;
+  validFrom: Date;
 }
 
 /**
- * A model's decision for one unit, its target (UPDATE, CONFIRM, CHALLENGE) re-checked inside the
- * write transaction to be an active memory of the user, with that memory's current version.
+ * A model's decision for one unit, its target (UPDATE, INVALIDATE, CONFIRM, CHALLENGE) re-checked
+ * inside the write transaction to be an active memory of the user, with that memory's current version.
  */
 export interface Advice {
   action: ReconcileAction;
   target?: { id: string; version: number } | undefined;
 }
 
-/** What to do with one unit: `target` is an existing memory id, or `{ pass }` for an earlier unit of this pass. */
+/** An existing memory (`id`, with its version) or an earlier unit of this pass (`pass`). */
+export type Target = { id: string; version: number } | { pass: number };
+
+/** What to do with one unit. */
 export interface PlannedMemory {
   index: number;
   decision: Decision;
-  target: { id: string; version: number } | { pass: number } | undefined;
+  /** CONFIRM's and CHALLENGE's memory, or the first of those an UPDATE / INVALIDATE supersedes. */
+  target: Target | undefined;
+  /** UPDATE / INVALIDATE: every older version of the unit's slot it supersedes (target first). */
+  supersedes: Target[];
+  /**
+   * A late arrival: the slot already holds a value stated after this unit's event time. The unit
+   * is written as a superseded version, before that one in the slot's history (valid_from order).
+   */
+  supersededBy?: Target | undefined;
   /** Version of the row to insert (insert actions only). */
   version: number;
 }
 
+interface SlotCandidate {
+  id: string;
+  slot: Slot;
+  validFrom: Date;
+  similarity: number;
+  version: number;
+}
+
 /**
- * Decides ADD / UPDATE / CONFIRM / CHALLENGE / NOOP for every unit of a pass, in order, as if each
- * had been written before the next was decided: a unit's candidates are its nearest existing
- * memories (one query for the whole pass) plus the units of this pass planned for insertion before
- * it, minus memories an earlier unit supersedes. No I/O.
+ * The slot rule for one unit: among the memories that may share its slot (its vector neighbours,
+ * the memories holding its slot keys, earlier units of the pass), ordered by event time:
+ * - a restatement of the value (relate: same) → CONFIRM the best-agreeing one;
+ * - newer values of the slot than every memory it replaces → UPDATE them (INVALIDATE when it only
+ *   says the old value no longer holds), or CHALLENGE when hedged;
+ * - a memory of the slot stated after it → the unit is history already (supersededBy the
+ *   earliest such), whatever arrived first. Event time decides, never processing order.
+ * Of several memories it replaces, only those whose subject agrees best are taken ("the desktop
+ * app" over "the web app"). Undefined: the slot says nothing, the other rules decide.
+ */
+function slotDecision(
+  unit: PreparedMemory,
+  pool: SlotCandidate[],
+): { decision: Decision; target: SlotCandidate | undefined; supersedes: SlotCandidate[]; supersededBy?: SlotCandidate } | undefined {
+  const own = unit.slot;
+  if (own === null) return undefined;
+  const at = new Date(unit.occurredAt).getTime();
+  const rels = pool.map((c) => {
+    const newerThanUnit = c.validFrom.getTime() > at;
+    const relation = newerThanUnit ? relate(own, c.slot) : relate(c.slot, own);
+    const anchored = newerThanUnit ? namesReplaced(own, c.slot) : namesReplaced(c.slot, own);
+    return { c, relation, newerThanUnit, anchored, agreement: aboutAgreement(c.slot, own) };
+  });
+  const best = (xs: typeof rels) => [...xs].sort((a, b) => b.agreement - a.agreement || b.c.similarity - a.c.similarity);
+  const same = best(rels.filter((r) => r.relation === 'same'));
+  const first = same[0];
+  if (first) return { decision: { action: 'CONFIRM', targetId: first.c.id, reason: 'same value of the slot' }, target: first.c, supersedes: [] };
+  const replaced = rels.filter((r) => r.relation === 'replaces');
+  if (replaced.length === 0) return undefined;
+  // Every memory the unit plainly replaces (it names the old value, or the subjects agree well);
+  // of weaker matches only the best-agreeing ("the desktop app" over "the web app").
+  const top = Math.max(...replaced.map((r) => r.agreement));
+  const kept = best(replaced.filter((r) => r.anchored || r.agreement >= ABOUT_AGREEMENT || r.agreement >= top - 1e-9));
+  const later = kept.filter((r) => r.newerThanUnit).sort((a, b) => a.c.validFrom.getTime() - b.c.validFrom.getTime());
+  const successor = later[0];
+  if (successor)
+    return { decision: { action: 'ADD', reason: 'older than the value the slot holds now' }, target: undefined, supersedes: [], supersededBy: successor.c };
+  const olds = kept.map((r) => r.c);
+  const head = olds[0] as SlotCandidate;
+  if (HEDGED.test(unit.content))
+    return { decision: { action: 'CHALLENGE', targetId: head.id, reason: 'a hedged new value of the slot' }, target: head, supersedes: [] };
+  const action = own.negated && own.value.length === 0 ? 'INVALIDATE' : 'UPDATE';
+  return {
+    decision: { action, targetId: head.id, reason: action === 'UPDATE' ? 'a newer value of the slot' : 'the slot value no longer holds' },
+    target: head,
+    supersedes: olds,
+  };
+}
+
+const toTarget = (id: string, version: number): Target => (id.startsWith('pass:') ? { pass: Number(id.slice(5)) } : { id, version });
+
+/**
+ * Decides ADD / UPDATE / INVALIDATE / CONFIRM / CHALLENGE / NOOP for every unit of a pass, in
+ * order, as if each had been written before the next was decided: a unit's candidates are its
+ * nearest existing memories and the active memories holding its slot keys (one query each for the
+ * whole pass) plus the units of this pass planned for insertion before it, minus memories an
+ * earlier unit supersedes. Units with a slot are decided by it (slotDecision); the others, and
+ * slot units it says nothing about, by the similarity rules (src/domain/reconcile.ts). No I/O.
  *
  * `advice[i]`, a model's decision, replaces the rules' for unit i, except where the rules know
  * better: an identical text, or a unit of this same pass as the target (the model saw existing
- * memories only), or a target an earlier unit of the pass already superseded.
+ * memories only), or a target an earlier unit of the pass already superseded. Event time still
+ * orders a model's UPDATE: a unit older than its target becomes history before it.
  */
 export function planMemories(
   units: PreparedMemory[],
@@ -51,6 +131,7 @@ export function planMemories(
   existing: MemoryNeighbour[][],
   thresholds: ReconcileThresholds,
   advice: ReadonlyArray<Advice | undefined> = [],
+  slotted: MemoryNeighbour[][] = [],
 ): PlannedMemory[] {
   const planned: PlannedMemory[] = [];
   const inserted: PassUnit[] = [];
@@ -59,7 +140,16 @@ export function planMemories(
     const vector = vectors[i] as number[];
     const fromDb = (existing[i] ?? [])
       .filter((n) => !superseded.has(n.id))
-      .map((n) => ({ id: n.id, kind: n.kind, content: n.content, subjectId: n.subject_entity_id, similarity: n.similarity, version: n.version }));
+      .map((n) => ({
+        id: n.id,
+        kind: n.kind,
+        content: n.content,
+        subjectId: n.subject_entity_id,
+        similarity: n.similarity,
+        version: n.version,
+        slot: n.slot ?? null,
+        validFrom: new Date(n.valid_from ?? n.occurred_at),
+      }));
     const fromPass = inserted
       .filter((u) => !superseded.has(`pass:${u.index}`))
       .map((u) => ({
@@ -69,15 +159,38 @@ export function planMemories(
         subjectId: u.subjectId,
         similarity: cosine(vector, u.vector),
         version: u.version,
+        slot: u.slot,
+        validFrom: u.validFrom,
       }));
     const all = [...fromDb, ...fromPass].sort((a, b) => b.similarity - a.similarity);
     // The nearest few, plus any exact match further down (the single-unit query returned both too).
     const candidates = all.filter((c, rank) => rank < NEIGHBOURS || c.similarity >= 1);
-    const rule = decide({ kind: m.kind, content: m.content, subjectId: subjects[i] ?? null }, candidates, thresholds);
-    const found = candidates.find((c) => c.id === rule.targetId);
+    let rule = decide({ kind: m.kind, content: m.content, subjectId: subjects[i] ?? null }, candidates, thresholds);
+    let found: { id: string; version: number } | undefined = candidates.find((c) => c.id === rule.targetId);
+    let supersedes: Target[] = [];
+    let supersededBy: Target | undefined;
+    if (rule.reason !== SAME_TEXT && m.slot !== null) {
+      const seen = new Set<string>();
+      const pool: SlotCandidate[] = [];
+      for (const c of [...all, ...(slotted[i] ?? []).map((n) => ({ ...n, slot: n.slot ?? null, validFrom: new Date(n.valid_from) }))]) {
+        if (c.slot === null || seen.has(c.id) || superseded.has(c.id)) continue;
+        seen.add(c.id);
+        pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version });
+      }
+      const bySlot = slotDecision(m, pool);
+      if (bySlot) {
+        rule = bySlot.decision;
+        found = bySlot.target;
+        supersedes = bySlot.supersedes.map((c) => toTarget(c.id, c.version));
+        supersededBy = bySlot.supersededBy ? toTarget(bySlot.supersededBy.id, bySlot.supersededBy.version) : undefined;
+      } else if (rule.action === 'UPDATE' || rule.action === 'CHALLENGE') {
+        // The slot knows these two state different things: similar words are not the same slot.
+        rule = { action: 'ADD', reason: 'another slot' };
+        found = undefined;
+      }
+    }
     let decision = rule;
-    let target: PlannedMemory['target'] =
-      found === undefined ? undefined : found.id.startsWith('pass:') ? { pass: Number(found.id.slice(5)) } : { id: found.id, version: found.version };
+    let target: Target | undefined = found === undefined ? undefined : toTarget(found.id, found.version);
     const a = advice[i];
     const ruleStands = rule.reason === SAME_TEXT || (target !== undefined && 'pass' in target);
     const adviceUsable =
@@ -85,12 +198,34 @@ export function planMemories(
     if (a && adviceUsable && !ruleStands) {
       decision = { action: a.action, ...(a.target ? { targetId: a.target.id } : {}), reason: 'model' };
       target = a.target ? { id: a.target.id, version: a.target.version } : undefined;
+      supersedes = SUPERSEDING_ACTIONS.has(a.action) && target ? [target] : [];
+      supersededBy = undefined;
+      // The model says "same slot, newer value"; the event times say which is newer.
+      const targetTime = a.target ? fromDb.find((c) => c.id === a.target?.id)?.validFrom : undefined;
+      if (SUPERSEDING_ACTIONS.has(a.action) && target && targetTime && targetTime.getTime() > new Date(m.occurredAt).getTime()) {
+        decision = { action: 'ADD', reason: 'model: older than the value the slot holds now' };
+        supersededBy = target;
+        target = undefined;
+        supersedes = [];
+      }
     }
-    const version = decision.action !== 'UPDATE' || !target ? 1 : 'id' in target ? target.version + 1 : (found?.version ?? 0) + 1;
-    planned.push({ index: i, decision, target, version });
+    if (SUPERSEDING_ACTIONS.has(decision.action) && supersedes.length === 0 && target) supersedes = [target];
+    const versionOf = (t: Target) => ('id' in t ? t.version : (inserted.find((u) => u.index === t.pass)?.version ?? 1));
+    const version = SUPERSEDING_ACTIONS.has(decision.action) && supersedes.length > 0 ? Math.max(...supersedes.map(versionOf)) + 1 : 1;
+    planned.push({ index: i, decision, target, supersedes, supersededBy, version });
     if (decision.action === 'NOOP' || decision.action === 'CONFIRM') continue;
-    inserted.push({ index: i, kind: m.kind, content: m.content, subjectId: subjects[i] ?? null, vector, version });
-    if (decision.action === 'UPDATE' && target) superseded.add('id' in target ? target.id : `pass:${target.pass}`);
+    if (supersededBy === undefined)
+      inserted.push({
+        index: i,
+        kind: m.kind,
+        content: m.content,
+        subjectId: subjects[i] ?? null,
+        vector,
+        version,
+        slot: m.slot,
+        validFrom: new Date(m.occurredAt),
+      });
+    for (const t of supersedes) superseded.add('id' in t ? t.id : `pass:${t.pass}`);
   }
   return planned;
 }

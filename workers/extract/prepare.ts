@@ -3,6 +3,7 @@ import { storableTime } from '../../src/input.js';
 import { contentHash, ftsDocument, normalizeText } from '../../src/domain/text.js';
 import type { ExtractMessage, ExtractionResult } from '../../src/providers/llm/types.js';
 import type { MemoryKind } from '../../src/domain/vocabulary.js';
+import { slotKeyText, slotOf, type Slot } from '../../src/domain/slots.js';
 
 /** Messages for an extractor: small integer indexes, never UUIDs. */
 export function toMessages(events: EventToExtract[]): ExtractMessage[] {
@@ -45,6 +46,8 @@ export interface PreparedMemory {
   entities: string[];
   eventIds: string[];
   occurredAt: string;
+  /** What it states a value of (src/domain/slots.ts), for the kinds that state values. */
+  slot: Slot | null;
 }
 
 export interface PreparedTriplet {
@@ -97,11 +100,16 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
     // A model may answer any text here; a time the database cannot store is dropped, not fatal.
     const eventTime = storableTime(m.event_time);
     const importance = Math.max(m.importance, ...eventIds.map((id) => events.find((e) => e.id === id)?.importance ?? 0));
+    // An event the agent sent as a decision (type "decision": HTTP, MCP remember, the client) makes decisions.
+    const decided = m.kind !== 'procedure' && eventIds.some((id) => events.find((e) => e.id === id)?.type === 'decision');
+    const slot = slotOf(decided ? 'decision' : m.kind, m.content, m.slot);
+    // "We moved inventory to Postgres over the weekend" happened, and it is what holds now: a fact with a slot.
+    const kind: MemoryKind = decided ? 'decision' : m.kind === 'episode' && slot !== null ? 'fact' : m.kind;
     memories.set(norm, {
-      kind: m.kind,
+      kind,
       content: m.content.trim(),
       hash: contentHash(norm),
-      ftsDoc: ftsDocument(m.content),
+      ftsDoc: ftsDocument(`${m.content} ${slotKeyText(slot)}`),
       importance: Math.min(10, importance),
       confidence: m.confidence,
       eventTime,
@@ -110,6 +118,7 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
       entities: m.entities,
       eventIds,
       occurredAt: latest(eventIds),
+      slot,
     });
   }
   const triplets: PreparedTriplet[] = [];

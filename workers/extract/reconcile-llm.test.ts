@@ -201,10 +201,49 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
     // Answers are cached by question (texts and dates, no user): the question must be new here.
     await embedded('u-bad', 'rec-6', [AISLE_2]);
     const since = stub.calls.length;
-    expect((await pass('rec-6')).result).toMatchObject({ events: 1, memories_added: 1, memories_updated: 0 });
+    // The rules decide: the same slot (Bob's seat preference) with a new value "these days" supersedes.
+    expect((await pass('rec-6')).result).toMatchObject({ events: 1, memories_added: 0, memories_updated: 1 });
     expect(stub.calls.slice(since).filter(isReconcile)).toHaveLength(1);
-    expect((await memory('u-bad', WINDOW))?.status).toBe('active');
-    expect(await relations('u-bad')).toEqual([]);
+    expect((await memory('u-bad', WINDOW))?.status).toBe('superseded');
+    expect(await relations('u-bad')).toEqual([{ from_content: AISLE_2, relation: 'replaces', to_content: WINDOW }]);
+  });
+
+  it("applies the model's INVALIDATE, CONFIRM and NOOP, shown the memories of the same slot", async () => {
+    const GONE = 'Bob no longer cares which seat he gets on long flights.';
+    const STILL_TEA = 'Bob still starts the day with green tea.';
+    const NOISE = 'Bob waved at everyone in the office.';
+    await embedded('u-dec', 'rec-11', [WINDOW, TEA]);
+    await pass('rec-11');
+    stub.onChat(
+      reconciler((u) =>
+        u.content === GONE
+          ? { action: 'INVALIDATE', target: targetOf(u, WINDOW) }
+          : u.content === STILL_TEA
+            ? { action: 'CONFIRM', target: targetOf(u, TEA) }
+            : u.content === NOISE
+              ? { action: 'NOOP' }
+              : undefined,
+      ),
+    );
+    await embedded('u-dec', 'rec-12', [GONE, STILL_TEA, NOISE]);
+    const since = stub.calls.length;
+    const { result } = await pass('rec-12');
+    const asked = askedUnits(stub.calls.slice(since).filter(isReconcile)[0]?.body);
+    expect(asked.map((u) => u.content).sort()).toEqual([GONE, NOISE, STILL_TEA].sort());
+    expect(asked.find((u) => u.content === GONE)?.candidates.map((c) => c.content)).toContain(WINDOW);
+    expect(result).toMatchObject({ events: 3, memories_added: 0, memories_updated: 1, memories_confirmed: 1 });
+    const [seat, gone] = [await memory('u-dec', WINDOW), await memory('u-dec', GONE)];
+    expect(seat).toMatchObject({ status: 'superseded', superseded_by: gone?.id });
+    expect(gone?.status).toBe('active');
+    expect((await memory('u-dec', TEA))?.status).toBe('active');
+    expect(await memory('u-dec', STILL_TEA)).toBeUndefined(); // confirmed: a source of TEA, not a row of its own
+    expect(await memory('u-dec', NOISE)).toBeUndefined();
+    const [sources] = await sql<{ n: number }>(
+      m.deps.db,
+      `SELECT count(*)::int AS n FROM provenance p JOIN memories x ON x.id = p.object_id WHERE p.object_type = 'memory' AND x.content = $1 AND x.user_id = 'u-dec'`,
+      [TEA],
+    );
+    expect(sources?.n).toBe(2);
   });
 
   it('lands the extraction by the rules when the model answers invalid JSON twice, and a retry does not ask again', async () => {
@@ -221,9 +260,10 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
     await withTenant(m.deps.db, TENANT, (tx) => releaseExtraction(tx, ids));
 
     const since = stub.calls.length;
-    expect((await pass('rec-8')).result).toMatchObject({ events: 1, memories_added: 1 });
+    // The rules decide: "no longer drinks green tea" takes back the preference (INVALIDATE).
+    expect((await pass('rec-8')).result).toMatchObject({ events: 1, memories_updated: 1 });
     expect(paidCalls(since)).toEqual([]); // the invalid outcome was paid for and is cached too
-    expect((await memory('u-junk', TEA))?.status).toBe('active');
+    expect((await memory('u-junk', TEA))?.status).toBe('superseded');
   });
 
   it('asks nothing when no unit has a candidate: a new user, or a text the user already has', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { slotOf } from '../../src/domain/slots.js';
 import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { contentHash, normalizeText } from '../../src/domain/text.js';
@@ -24,6 +25,7 @@ function unit(content: string, kind: PreparedMemory['kind'] = 'preference'): Pre
     entities: [],
     eventIds: ['e'],
     occurredAt: '2026-03-02T10:00:00.000Z',
+    slot: slotOf(kind, content),
   };
 }
 function near(n: number, content: string, similarity: number): MemoryNeighbour {
@@ -35,6 +37,8 @@ function near(n: number, content: string, similarity: number): MemoryNeighbour {
     subject_entity_id: null,
     version: 1,
     occurred_at: new Date('2026-01-05T00:00:00Z'),
+    valid_from: new Date('2026-01-05T00:00:00Z'),
+    slot: slotOf('preference', content),
     similarity,
   };
 }

@@ -8,7 +8,8 @@
  */
 import { withTenant, type Queryable } from '../../src/db/pool.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
-import { activeMemoryVersions, nearestMemoriesBatch, type MemoryNeighbour } from '../../src/db/sql/memories-write.js';
+import { activeMemoryVersions, nearestMemoriesBatch, slotCandidatesBatch, type MemoryNeighbour } from '../../src/db/sql/memories-write.js';
+import { ANCHORED_AGREEMENT, aboutAgreement, namesReplaced, slotKeys, type Slot } from '../../src/domain/slots.js';
 import type { Deps } from '../../src/deps.js';
 import { thresholdsFor, type EmbedderThresholds } from '../../src/domain/reconcile.js';
 import { normalizeText } from '../../src/domain/text.js';
@@ -21,6 +22,8 @@ import type { PreparedMemory } from './prepare.js';
 
 /** Candidates shown per unit: the nearest few carry the decision; more would only cost tokens. */
 export const RECONCILE_CANDIDATES = 3;
+/** Memories of the unit's slot keys shown beside its vector neighbours (src/db/sql/memories-write.ts slotCandidatesBatch). */
+export const SLOT_CANDIDATES_ASKED = 2;
 /** Units per call; the nearest-matched ones are asked, the rest keep the rules (bounds the prompt). */
 export const RECONCILE_MAX_UNITS = 50;
 
@@ -47,15 +50,20 @@ const day = (d: Date | string) => (typeof d === 'string' ? d : d.toISOString()).
  * existing memory is at least `consider`-similar and none has its exact text (the rules confirm
  * that with certainty). No I/O.
  */
-export function buildReconcileRequest(units: PreparedMemory[], existing: MemoryNeighbour[][], t: EmbedderThresholds): ReconcileRequest | undefined {
+export function buildReconcileRequest(
+  units: PreparedMemory[],
+  existing: MemoryNeighbour[][],
+  t: EmbedderThresholds,
+  slotted: MemoryNeighbour[][] = [],
+): ReconcileRequest | undefined {
   const asked = units.flatMap((u, i) => {
     const near = existing[i] ?? [];
     const norm = normalizeText(u.content);
     if (near.some((n) => n.content_hash === u.hash || normalizeText(n.content) === norm)) return [];
-    const candidates = near
-      .filter((n) => n.similarity >= t.consider)
-      .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, RECONCILE_CANDIDATES);
+    // The nearest by meaning, then the memories of the same slot the vectors missed (other words, same attribute).
+    const byVector = near.filter((n) => n.similarity >= t.consider).sort((a, b) => b.similarity - a.similarity);
+    const bySlot = (slotted[i] ?? []).filter((n) => !byVector.some((v) => v.id === n.id) && mayShareSlot(n.slot, u.slot)).slice(0, SLOT_CANDIDATES_ASKED);
+    const candidates = [...byVector.slice(0, RECONCILE_CANDIDATES), ...bySlot].slice(0, RECONCILE_CANDIDATES + SLOT_CANDIDATES_ASKED);
     return candidates.length > 0 ? [{ i, u, candidates }] : [];
   });
   if (asked.length === 0) return undefined;
@@ -89,6 +97,17 @@ export function buildReconcileRequest(units: PreparedMemory[], existing: MemoryN
     memoryIds,
     passSize: units.length,
   };
+}
+
+/**
+ * Worth a model's look: the two slots' subjects half agree, or their values are of one known
+ * category, or one names the other's value as replaced. A shared word alone ("app") is not:
+ * every such pair would cost a call.
+ */
+function mayShareSlot(a: Slot | null, b: Slot | null): boolean {
+  if (a === null || b === null) return false;
+  const known = a.kind !== null && a.kind === b.kind && !['thing', 'name', 'number'].includes(a.kind);
+  return known || aboutAgreement(a, b) >= ANCHORED_AGREEMENT || namesReplaced(a, b) || namesReplaced(b, a);
 }
 
 /**
@@ -132,8 +151,15 @@ export async function adviseReconcile(
   if (!llm.paid || !llm.reconcile || units.length === 0) return undefined;
   const { model, dimensions } = deps.providers.embeddings;
   const queries = units.map((m, i) => ({ vector: vectors[i] as number[], hash: m.hash }));
-  const existing = await withTenant(deps.db, tenantId, (tx) => nearestMemoriesBatch(tx, { userId: scope.user_id }, queries, dimensions, NEIGHBOURS));
-  const request = buildReconcileRequest(units, existing, thresholdsFor(model));
+  const [existing, slotted] = await withTenant(deps.db, tenantId, async (tx) => [
+    await nearestMemoriesBatch(tx, { userId: scope.user_id }, queries, dimensions, NEIGHBOURS),
+    await slotCandidatesBatch(
+      tx,
+      { userId: scope.user_id },
+      units.map((m) => (m.slot ? slotKeys(m.slot) : [])),
+    ),
+  ]);
+  const request = buildReconcileRequest(units, existing, thresholdsFor(model), slotted);
   if (!request) return undefined;
   const outcome = await reconcileWithCache(deps, tenantId, request.input);
   if (outcome.answer === undefined) {

@@ -6,15 +6,21 @@ import {
   insertMemories,
   linkMemoryEntities,
   lockMemories,
+  endEdgesOf,
+  inheritKeys,
   nearestMemoriesBatch,
+  placeLateVersions,
   relateMemoriesBatch,
   setConfidences,
+  slotCandidatesBatch,
   supersedeMemories,
   type TtlDefaults,
 } from '../../src/db/sql/memories-write.js';
+import { slotKeys, type Slot } from '../../src/domain/slots.js';
+import { SUPERSEDING_ACTIONS } from '../../src/domain/vocabulary.js';
 import { addProvenanceLinks, type ProvenanceLink } from '../../src/db/sql/provenance.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
-import { ftsDocument } from '../../src/domain/text.js';
+import { ftsDocument, ftsQuery } from '../../src/domain/text.js';
 import { NEIGHBOURS, planMemories, type PlannedMemory } from './plan.js';
 import { normalizeEntityName, type Prepared, type PreparedMemory } from './prepare.js';
 import { recheckAdvice, type ModelDecision } from './reconcile.js';
@@ -85,8 +91,13 @@ export async function writeExtraction(
     dims,
     NEIGHBOURS,
   );
+  const slotted = await slotCandidatesBatch(
+    tx,
+    { userId: scope.user_id },
+    p.memories.map((m) => (m.slot ? slotKeys(m.slot) : [])),
+  );
   const advice = decisions ? await recheckAdvice(tx, scope, decisions) : [];
-  const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model), advice);
+  const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model), advice, slotted);
   const toInsert = plan.filter((x) => x.decision.action !== 'NOOP' && x.decision.action !== 'CONFIRM');
   const rows = await insertMemories(
     tx,
@@ -110,6 +121,8 @@ export async function writeExtraction(
         session_id: scope.session_id,
         source_event_ids: m.eventIds,
         version: x.version,
+        slot: m.slot,
+        slot_keys: m.slot ? slotKeys(m.slot) : null,
       };
     }),
     model,
@@ -125,12 +138,13 @@ export async function writeExtraction(
   const confidence = await lockMemories(
     tx,
     plan
-      .filter((x) => x.decision.action === 'CONFIRM' || x.decision.action === 'UPDATE')
-      .map((x) => targetId(x.target))
+      .flatMap((x) => (x.decision.action === 'CONFIRM' ? [x.target] : [...x.supersedes, x.supersededBy]))
+      .map((t) => targetId(t))
       .filter((id): id is string => id !== undefined),
   );
   const confirmations = new Map<string, number[]>();
   const supersede: Array<{ oldId: string; newId: string }> = [];
+  const late: Array<{ id: string; successorId: string }> = [];
   const relations: Array<{ fromId: string; toId: string; relation: 'replaces' | 'challenges'; isProgression: boolean; eventIds: string[] }> = [];
   for (const x of plan) {
     const m = p.memories[x.index] as PreparedMemory;
@@ -150,9 +164,16 @@ export async function writeExtraction(
       counts.memories_confirmed++;
       continue;
     }
-    if (x.decision.action === 'UPDATE' && target) {
-      supersede.push({ oldId: target, newId: row.id });
-      relations.push({ fromId: row.id, toId: target, relation: 'replaces', isProgression: true, eventIds: m.eventIds });
+    const successor = targetId(x.supersededBy);
+    if (successor) {
+      late.push({ id: row.id, successorId: successor });
+      relations.push({ fromId: successor, toId: row.id, relation: 'replaces', isProgression: true, eventIds: m.eventIds });
+      counts.memories_added++;
+    } else if (SUPERSEDING_ACTIONS.has(x.decision.action) && x.supersedes.length > 0) {
+      for (const old of x.supersedes.map((t) => targetId(t)).filter((id): id is string => id !== undefined)) {
+        supersede.push({ oldId: old, newId: row.id });
+        relations.push({ fromId: row.id, toId: old, relation: 'replaces', isProgression: true, eventIds: m.eventIds });
+      }
       counts.memories_updated++;
     } else if (x.decision.action === 'CHALLENGE' && target) {
       relations.push({ fromId: row.id, toId: target, relation: 'challenges', isProgression: false, eventIds: m.eventIds });
@@ -164,6 +185,14 @@ export async function writeExtraction(
     [...confirmations].map(([id, values]) => ({ id, confidence: confirmedConfidence(confidence.get(id) ?? 0, values) })),
   );
   await supersedeMemories(tx, supersede);
+  // Each new version's key takes in the words of the one it replaced, less the old value's.
+  const slotOfId = new Map<string, Slot | null>([...existing.flat(), ...slotted.flat()].map((n) => [n.id, n.slot ?? null]));
+  for (const [index, row] of idOf) slotOfId.set(row.id, p.memories[index]?.slot ?? null);
+  await inheritKeys(
+    tx,
+    supersede.map(({ oldId, newId }) => ({ oldId, newId, drop: ftsQuery((slotOfId.get(oldId)?.value ?? []).join(' ')) })),
+  );
+  await placeLateVersions(tx, late);
   const relationIds = await relateMemoriesBatch(tx, relations);
   relations.forEach((r, i) => {
     const id = relationIds[i];
@@ -187,6 +216,11 @@ export async function writeExtraction(
   );
   edges.forEach(({ t }, i) => provenance.push({ type: 'edge', objectId: edgeIds[i] as string, eventIds: t.eventIds }));
   await addProvenanceLinks(tx, provenance, runId);
+  // Edges that stated a value this pass superseded end when it did (a late arrival's edges, when its successor did).
+  await endEdgesOf(
+    tx,
+    [...supersede.map((x) => x.oldId), ...late.map((x) => x.id)].map((id) => ({ memoryId: id, values: slotOfId.get(id)?.value ?? [] })),
+  );
   counts.edges = new Set(edgeIds).size;
   return counts;
 }

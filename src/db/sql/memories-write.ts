@@ -1,3 +1,4 @@
+import type { Slot } from '../../domain/slots.js';
 import type { Queryable } from '../pool.js';
 import { EXACT_SCAN_MAX, setVectorSearch } from './recall.js';
 import { MAX_VECTORS_PER_STATEMENT, vectorList, vectorParam } from './vector.js';
@@ -11,6 +12,10 @@ export interface MemoryNeighbour {
   version: number;
   /** When the memory's evidence happened (shown to a reconcile model as a date). */
   occurred_at: Date;
+  /** Start of its validity: its event time (a correction's: when it was made). */
+  valid_from: Date;
+  /** What it states a value of (src/domain/slots.ts), when its kind states one. */
+  slot: Slot | null;
   similarity: number;
 }
 
@@ -42,7 +47,7 @@ export async function nearestMemoriesBatch(
     params,
     queries.map((q) => q.vector),
   );
-  const names = ['id', 'kind', 'content', 'content_hash', 'subject_entity_id', 'version', 'occurred_at'];
+  const names = ['id', 'kind', 'content', 'content_hash', 'subject_entity_id', 'version', 'occurred_at', 'valid_from', 'slot'];
   const columns = names.join(', ');
   const of = (table: string) => names.map((c) => `${table}.${c}`).join(', ');
   const queryVectors = `q AS MATERIALIZED (SELECT (n - 1)::int AS i, v::vector(${dims}) AS v, h FROM unnest($2::text[], ${vectors}) WITH ORDINALITY AS x(h, v, n))`;
@@ -91,6 +96,36 @@ export async function nearestMemoriesBatch(
   return out;
 }
 
+/** Active memories of a slot looked at per unit: the most recent ones holding any of its keys. */
+export const SLOT_CANDIDATES = 20;
+
+/**
+ * For each unit's slot keys (src/domain/slots.ts slotKeys), the active memories of one user scope
+ * that hold any of them (the GIN index on slot_keys), most recent first, at most `limit` per unit,
+ * in one statement; similarity is not computed here (0). Returns them per unit in input order.
+ */
+export async function slotCandidatesBatch(
+  tx: Queryable,
+  scope: { userId: string | null },
+  keys: string[][],
+  limit = SLOT_CANDIDATES,
+): Promise<MemoryNeighbour[][]> {
+  if (keys.every((k) => k.length === 0)) return keys.map(() => []);
+  const user = scope.userId === null ? 'm.user_id IS NULL AND $1::text IS NULL' : 'm.user_id = $1';
+  const { rows } = await tx.query<MemoryNeighbour & { i: number }>(
+    `SELECT q.i, n.* FROM (SELECT (ord - 1)::int AS i, k FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(k, ord)) q
+     CROSS JOIN LATERAL (
+       SELECT m.id, m.kind, m.content, m.content_hash, m.subject_entity_id, m.version, m.occurred_at, m.valid_from, m.slot, 0::float8 AS similarity
+       FROM memories m
+       WHERE m.status = 'active' AND m.slot_keys IS NOT NULL AND m.slot_keys && ARRAY(SELECT jsonb_array_elements_text(q.k)) AND ${user}
+       ORDER BY m.valid_from DESC LIMIT $3) n`,
+    [scope.userId, JSON.stringify(keys), limit],
+  );
+  const out: MemoryNeighbour[][] = keys.map(() => []);
+  for (const { i, ...n } of rows) out[i]?.push(n);
+  return out;
+}
+
 export interface MemoryInsert {
   kind: string;
   content: string;
@@ -109,6 +144,9 @@ export interface MemoryInsert {
   session_id: string | null;
   source_event_ids: string[];
   version: number;
+  /** The unit's slot and its index keys (src/domain/slots.ts), or null. */
+  slot?: Slot | null;
+  slot_keys?: string[] | null;
 }
 
 /** Per-kind default TTLs (config TTL_DEFAULTS: memory kind → ISO-8601 duration). */
@@ -208,14 +246,15 @@ export async function insertMemories(
   );
   const { rows: inserted } = await tx.query<{ id: string; content_hash: string; user_id: string | null }>(
     `INSERT INTO memories (kind, content, content_hash, fts, embedding, embedding_model, embedding_dims, importance, confidence,
-       event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, expires_at)
+       event_time, time_precision, occurred_at, valid_from, subject_entity_id, dataset, user_id, agent_id, session_id, version, run_id, slot, slot_keys, expires_at)
      SELECT kind, content, content_hash, to_tsvector('simple', fts_doc), vv.v, $2, $3, importance, confidence,
        event_time, time_precision, occurred_at, occurred_at, subject_entity_id, dataset, user_id, agent_id, session_id, version, $4,
+       slot, CASE WHEN slot_keys IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(slot_keys)) END,
        coalesce((SELECT min(e.occurred_at + e.ttl) FROM events e WHERE e.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.src)::uuid)) AND e.ttl IS NOT NULL),
                 occurred_at + ($5::jsonb ->> kind)::interval)
      FROM jsonb_to_recordset($1::jsonb) AS x(i int, kind text, content text, content_hash text, fts_doc text, importance smallint,
           confidence real, event_time timestamptz, time_precision text, occurred_at timestamptz, subject_entity_id uuid, dataset text,
-          user_id text, agent_id text, session_id text, version int, src jsonb)
+          user_id text, agent_id text, session_id text, version int, src jsonb, slot jsonb, slot_keys jsonb)
      JOIN unnest(${vectors}) WITH ORDINALITY AS vv(v, n) ON vv.n = x.i + 1
      -- In unique-key order, not input order: two passes inserting the same units in different
      -- orders would each wait on the other's uncommitted row (deadlock detected).
@@ -312,6 +351,74 @@ export async function supersedeMemories(tx: Queryable, pairs: Array<{ oldId: str
      FROM jsonb_to_recordset($1::jsonb) AS x(old uuid, new uuid) JOIN memories n ON n.id = x.new
      WHERE o.id = x.old AND o.status = 'active'`,
     [JSON.stringify([...first].map(([old, neu]) => ({ old, new: neu })))],
+  );
+}
+
+/**
+ * Late arrivals: each `id` (just inserted, active) states a value of a slot whose history already
+ * holds a value stated after it (`successorId`, an active memory). It takes its place in that
+ * history by valid_from: it is superseded by the first version valid after it (superseded_at =
+ * that one's valid_from), and the versions that version superseded and that were valid before it
+ * now point at it (superseded_at = its valid_from), so `as_of` between them finds it. One
+ * statement per row; a row already superseded is left as it is (replay).
+ */
+export async function placeLateVersions(tx: Queryable, rows: Array<{ id: string; successorId: string }>): Promise<void> {
+  for (const { id, successorId } of rows) {
+    await tx.query(
+      `WITH RECURSIVE chain(id, valid_from) AS (
+         SELECT id, valid_from FROM memories WHERE id = $2
+         UNION SELECT m.id, m.valid_from FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE m.id <> $1),
+       n AS (SELECT id, valid_from FROM memories WHERE id = $1 AND status = 'active'),
+       succ AS (SELECT c.id, c.valid_from FROM chain c, n WHERE c.valid_from > n.valid_from ORDER BY c.valid_from, c.id LIMIT 1),
+       moved_new AS (
+         UPDATE memories m SET status = 'superseded', superseded_by = succ.id, superseded_at = succ.valid_from, updated_at = now()
+         FROM succ WHERE m.id = $1 RETURNING m.id),
+       moved_old AS (
+         UPDATE memories m SET superseded_by = n.id, superseded_at = n.valid_from, updated_at = now()
+         FROM succ, n WHERE m.superseded_by = succ.id AND m.valid_from <= n.valid_from AND m.id IN (SELECT id FROM chain) RETURNING m.id)
+       SELECT (SELECT count(*) FROM moved_new) AS placed, (SELECT count(*) FROM moved_old) AS relinked`,
+      [id, successorId],
+    );
+  }
+}
+
+/**
+ * A new version's full-text key takes in its predecessor's, minus the old value's tokens
+ * (`drop`): "the deadline moved to October 14" is then found by "grant" like the "grant
+ * application deadline is September 30" it replaced, so the current value answers the question
+ * the old one did. A chain carries its words along, each version from the one before. One statement.
+ */
+export async function inheritKeys(tx: Queryable, pairs: Array<{ oldId: string; newId: string; drop: string[] }>): Promise<void> {
+  if (pairs.length === 0) return;
+  await tx.query(
+    `UPDATE memories n SET fts = n.fts || ts_delete(o.fts, ARRAY(SELECT jsonb_array_elements_text(x.d)))
+     FROM jsonb_to_recordset($1::jsonb) AS x(o uuid, n uuid, d jsonb) JOIN memories o ON o.id = x.o
+     WHERE n.id = x.n`,
+    [JSON.stringify(pairs.map((p) => ({ o: p.oldId, n: p.newId, d: p.drop })))],
+  );
+}
+
+/**
+ * Edges end when the statement they came from no longer holds: for each superseded memory, the
+ * current edges supported only by its events (no other event backs them) that state its old value
+ * (an end entity named by one of `values`, or the memory's own text as their description) get
+ * invalid_at = its successor's valid_from. Graph recall then leaves them out, and as_of before
+ * that time still finds them.
+ */
+export async function endEdgesOf(tx: Queryable, ended: Array<{ memoryId: string; values: string[] }>): Promise<void> {
+  if (ended.length === 0) return;
+  await tx.query(
+    `UPDATE edges ed SET invalid_at = m.superseded_at
+     FROM jsonb_to_recordset($1::jsonb) AS x(m uuid, v jsonb) JOIN memories m ON m.id = x.m
+     WHERE ed.invalid_at IS NULL AND m.superseded_at IS NOT NULL
+       AND EXISTS (SELECT 1 FROM provenance pe WHERE pe.object_type = 'edge' AND pe.object_id = ed.id)
+       AND NOT EXISTS (
+         SELECT 1 FROM provenance pe WHERE pe.object_type = 'edge' AND pe.object_id = ed.id
+           AND NOT EXISTS (SELECT 1 FROM provenance pm WHERE pm.object_type = 'memory' AND pm.object_id = m.id AND pm.event_id = pe.event_id))
+       AND (ed.description = m.content
+            OR EXISTS (SELECT 1 FROM entities en WHERE en.id IN (ed.source_entity_id, ed.target_entity_id)
+                       AND en.normalized_name IN (SELECT jsonb_array_elements_text(x.v))))`,
+    [JSON.stringify(ended.map((e) => ({ m: e.memoryId, v: e.values })))],
   );
 }
 

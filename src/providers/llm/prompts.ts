@@ -13,12 +13,18 @@ export interface PromptMessage {
 export const EXTRACTION_SYSTEM_PROMPT = `You extract long-term memory from a conversation or document for an AI agent.
 Answer with one JSON object only: {"memories":[...],"entities":[...],"triplets":[...]}.
 
-memories: self-contained statements worth remembering later; skip greetings, acknowledgements and chatter.
+memories: self-contained statements worth remembering later about the user and their world; skip greetings, thanks,
+small talk, the assistant's own acknowledgements and offers, and general explanations.
 - kind: fact | preference | decision | plan | procedure | profile | episode | insight
   (fact = objective information; preference = likes, dislikes, wishes; decision = a choice that was made;
   plan = an intended future action; procedure = how to do something; profile = a stable trait of a person;
-  episode = something that happened; insight = a lesson or conclusion drawn from experience)
-- content: one sentence naming who or what it is about (never "he", "I" or "the user" alone); in the language of the source.
+  episode = something that happened; insight = a lesson or conclusion drawn from experience;
+  a change the user made or announced - "we moved X to Y", "we replaced X with Y", "from now on" - is a decision)
+- content: one sentence a person would write, naming who or what it is about (never "he", "I" or "the user" alone),
+  e.g. "Uses Neovim; wants vim keybindings in examples"; in the language of the source. A changed value states the new
+  value and what it replaced ("The desktop app moved from Postgres to SQLite").
+- slot: for a statement of a value that can change later, what it is about and which attribute, in a few words
+  ("desktop app / local database", "Sam / employer", "team / standup time"); null for events and lessons.
 - importance: integer 1-10 (1-3 trivia, 4-6 useful, 7-8 important, 9-10 critical: identity, hard constraints, major decisions).
 - confidence: 0-1, how sure the source is (stated = 0.9+, implied = 0.5-0.8, guessed = below 0.5).
 - subject: the name of the entity the memory is mainly about, or null.
@@ -81,14 +87,17 @@ export function extractionJsonSchema(): Record<string, unknown> {
 }
 
 export const RECONCILE_SYSTEM_PROMPT = `You keep an AI agent's long-term memory of one user consistent.
-Each new statement comes with the existing memories most similar to it. Decide one action per new statement:
+Each new statement comes with existing memories that may be about the same thing (the most similar ones, and those about
+the same subject and attribute, in other words too). Decide one action per new statement:
 - ADD: new information; no candidate says the same thing or is replaced by it.
-- UPDATE: it replaces a candidate: same subject and topic, the value changed (a new preference, plan, decision, status or fact) and the new statement is the current one.
+- UPDATE: it replaces a candidate: same subject and attribute, the value changed (a new preference, plan, decision, status or fact).
+- INVALIDATE: it says a candidate no longer holds, without giving a new value ("we no longer use Redis").
 - CONFIRM: a candidate already says the same thing, in any wording.
 - CHALLENGE: it contradicts a candidate and it is unclear which one is right; both are kept.
 - NOOP: it carries nothing worth keeping.
-Answer with one JSON object only: {"decisions":[{"unit":<statement number>,"action":"ADD|UPDATE|CONFIRM|CHALLENGE|NOOP","target":<memory number or null>}]},
-one decision per new statement; target is one of that statement's candidates for UPDATE, CONFIRM and CHALLENGE, else null.`;
+Dates tell which statement is newer; memloom orders the versions by them.
+Answer with one JSON object only: {"decisions":[{"unit":<statement number>,"action":"ADD|UPDATE|INVALIDATE|CONFIRM|CHALLENGE|NOOP","target":<memory number or null>}]},
+one decision per new statement; target is one of that statement's candidates for UPDATE, INVALIDATE, CONFIRM and CHALLENGE, else null.`;
 
 /** `#id (date, kind) content` per existing memory, then `[unit] (date, kind) content — candidates: #a, #b` per new statement. */
 export function buildReconcileMessages(input: ReconcileInput): PromptMessage[] {

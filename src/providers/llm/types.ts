@@ -39,6 +39,12 @@ export const ExtractedMemory = z.object({
   sources: z.array(z.number().int().nonnegative()).min(1),
   /** Names of entities the memory mentions. */
   entities: z.array(z.string().trim().min(1).transform(toStorable)).default([]),
+  /**
+   * What the memory is about and which attribute, in a few words ("desktop app / local database",
+   * "Sam / employer"), when it states a value that can change; a model may give it, the offline
+   * extractor reads it from the content (src/domain/slots.ts).
+   */
+  slot: z.string().trim().min(1).max(200).transform(toStorable).nullish(),
 });
 export type ExtractedMemory = z.infer<typeof ExtractedMemory>;
 

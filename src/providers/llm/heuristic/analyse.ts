@@ -122,7 +122,12 @@ export function analyse(text: string): Analysis {
       // "Talking about X is crucial": the gerund phrase is the subject.
       if (finiteVerbAfter(terms, firstVerb)) subjectHead = v.word;
       else droppedSubject = 'gerund';
-    } else if (v.tags.has('PastTense') && !v.tags.has('Participle')) droppedSubject = 'past';
+    } else if (
+      (v.tags.has('PastTense') && !v.tags.has('Participle')) ||
+      (/^[a-z]{2,}[^e]ed$/.test(v.word) && !v.tags.has('Participle') && !v.tags.has('Adjective'))
+    )
+      // compromise tags a capitalised "Traded in the car" as an imperative; an -ed verb opening chat is a past event.
+      droppedSubject = 'past';
     // "Reminds me of ..." hides "it".
     else if (/[^s]s$/.test(v.word) && v.tags.has('PresentTense') && !v.tags.has('Infinitive')) deicticSubject = true;
     else imperative = v.tags.has('Infinitive') || v.tags.has('Imperative') || v.tags.has('PresentTense');

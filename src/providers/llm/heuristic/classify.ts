@@ -67,6 +67,12 @@ export const DECISION_RE = new RegExp(
     '\\bdecided to\\b',
     "\\bwe(?:'ll| will| are going to|'re going to) (?:use|go with|adopt|switch to|stick with|migrate to|move to)\\b",
     '\\b(?:made|make) (?:the|a|my|our) (?:decision|call)\\b',
+    // A change the speaker made is a decision: "we moved the app to SQLite", "I switched to zsh", "from now on …".
+    "\\b(?:we|i|the team)(?:'ve| have)? (?:just |finally |officially |now |recently |already )?(?:switched|migrated|replaced|swapped|ditched|dropped|upgraded|downgraded|changed|transitioned|standardi[sz]ed|adopted|retired|decommissioned|deprecated|went back|moved back|moved (?:the|our|my|all|every|off|away|over|from)|moved (?:\\S+ ){1,3}(?:to|from|over|off|onto|into)|left \\S+ for)\\b",
+    "\\b(?:we|i)(?:'re| are| am|'m) (?:now )?(?:switching|migrating|moving (?:the|our|over|off|away|from)|replacing|standardi[sz]ing)\\b",
+    '\\bfrom now on\\b',
+    '\\bgoing forward\\b',
+    '\\bfrom here on\\b',
     '\\bmade up (?:my|our) minds?\\b',
     '\\bthe decision (?:is|was)\\b',
     '决定',
@@ -175,6 +181,18 @@ const IMPERATIVE_START_RE = new RegExp(
 );
 const YOU_MUST_RE = /\byou (?:need|have|should|must|can|'ll need) (?:to )?(?:run|use|call|set|add|install|configure|restart|enable|export)\b/i;
 
+/**
+ * A standing request to the assistant about how to work with the speaker ("please answer me in
+ * English", "always give me vim keybindings", "I'd rather you use tabs"): a preference, though
+ * phrased as an instruction.
+ */
+const REQUEST_RE =
+  /^(?:please\s+|pls\s+|kindly\s+)?(?:always\s+|never\s+|from now on,?\s+)?(?:answer|reply|respond|write|talk|speak|explain|use|give|show|format|keep|call|address|send)\b.*\b(?:me|my|to me|for me)\b|\b(?:i'd|i would) (?:rather|prefer|like) (?:you|it if you)\b|\b(?:i|we) (?:want|need) you to (?:always|never|use|answer|reply|write)\b/i;
+
+/** A correction of something said before: "it's X, not Y", "I meant X", "I misspoke". */
+const CORRECTION_RE =
+  /\b(?:it's|it is|that's|that is|it was|that was)\s+(?:actually\s+)?[^,;]{1,40},?\s+not\s+\S|\bi (?:meant|misspoke|mixed (?:it|them) up)\b|\bnot\s+[^,;]{1,30},\s*but\s+\S/i;
+
 /** Talks to the listener ("your painting is lovely"): about them, said by someone else, rarely a fact. */
 const ADDRESSED_RE = /\b(?:you|your|yours|yourself|ya)\b/i;
 const NOT_ADDRESSING_RE = /\b(?:you know|thank you|see you|you guys know)\b/gi;
@@ -218,6 +236,9 @@ export function classify(a: Analysis): Verdict | null {
   const vague = ((a.subjectHead !== null && VAGUE_SUBJECTS.has(a.subjectHead)) || a.deicticSubject) && !a.firstPerson;
 
   let kind: MemoryKind | null = null;
+  // "Actually it's Memcached, not Redis": a correction states what holds, whatever "it" points to.
+  if (CORRECTION_RE.test(text)) return grade('fact', text);
+  if (REQUEST_RE.test(text) && !isQuestion(text)) return grade(DECISION_RE.test(text) ? 'decision' : 'preference', text);
   if (INSIGHT_RE.test(text) && text.length >= 30 && cw >= 3) kind = 'insight';
   else if (DECISION_RE.test(text)) kind = 'decision';
   else if (isProcedure(a)) kind = 'procedure';

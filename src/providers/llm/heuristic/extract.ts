@@ -8,6 +8,7 @@ import { ExtractionResult, type ExtractInput, type ExtractMessage } from '../typ
 import type { MemoryKind } from '../../../domain/vocabulary.js';
 import { analyse, analyseChinese, type Analysis } from './analyse.js';
 import type { ChineseTagger } from './chinese.js';
+import { assistantStatement, isChitChat } from './chatter.js';
 import { classify, contentWordCount, isQuestion } from './classify.js';
 import { codeMentions, languageMentions, maskCode, type Mention } from './entities.js';
 import { EMPHASIS_RE } from './lexicon.js';
@@ -97,24 +98,34 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
         entityKeys: new Set(keys),
       });
     }
+    // An assistant's chat turn gives memory only where it confirms something of the user's world.
+    const assistantChat = msg.type === 'message' && ctx.msg.role?.trim().toLowerCase() === 'assistant' && !msg.speaker?.trim();
     segments.forEach((seg, i) => {
-      if (!used.has(i) && seg.kind !== 'code') processSentence(batch, ctx, seg.text);
+      if (used.has(i) || seg.kind === 'code') return;
+      const text = assistantChat ? assistantStatement(seg.text) : seg.text;
+      if (text !== null) processSentence(batch, ctx, text);
     });
   }
   return ExtractionResult.parse(settle(batch));
 }
 
-function processSentence(batch: Batch, ctx: MessageContext, raw: string): void {
+function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth = 0): void {
   const clean = dropTagQuestion(cleanSentence(raw, batch.participants));
   // Questions and pure reactions are dropped before the (comparatively costly) NLP parse.
   // A lead-in ending in ":" introduces what follows and says nothing alone.
-  if (!clean || isQuestion(clean) || /:$/.test(clean) || contentWordCount(clean) < 1) return;
+  if (!clean || isQuestion(clean) || /:$/.test(clean) || contentWordCount(clean) < 1 || isChitChat(clean)) return;
   const cjk = hasCjk(clean);
   const parsed = cjk ? analyseChinese(clean) : analyse(clean);
   // Only chat drops its subject ("Lost my job yesterday"); a document's "Embed — batched calls" is a heading.
   const a = ctx.msg.type === 'message' || parsed.droppedSubject === null ? parsed : withoutDroppedSubject(parsed);
   const verdict = classify(a);
-  if (!verdict) return;
+  if (!verdict) {
+    // "They moved it again, standup is at 10:15 from this week": a vague first clause hides a
+    // statement in the next one; each clause of three words or more is tried alone, once.
+    const parts = clean.split(/[,;]\s+/).filter((part) => part.split(/\s+/).length >= 3);
+    if (depth === 0 && parts.length > 1) for (const part of parts) processSentence(batch, ctx, part, 1);
+    return;
+  }
 
   const { registry } = batch;
   const index = ctx.msg.index;

@@ -42,7 +42,10 @@ const FOUND: Array<[MemoryKind, string]> = [
   ['fact', 'The API runs on port 8787.'],
   ['fact', 'The billing service stores invoices in S3.'],
   ['episode', 'Yesterday I went hiking with my brother.'],
-  ['episode', 'Last week we moved the office to Shanghai.'],
+  // A change the speakers made is a decision, past tense or not (the office is in Shanghai now).
+  ['decision', 'Last week we moved the office to Shanghai.'],
+  ['decision', 'We switched the desktop client from Postgres to SQLite.'],
+  ['decision', 'From now on we deploy on Fridays.'],
   ['episode', 'I ran a charity race for mental health last Saturday.'],
   ['episode', '昨天我去了北京的故宫。'],
   ['insight', 'I realized that most of our latency comes from cold starts.'],

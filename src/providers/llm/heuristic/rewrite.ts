@@ -25,9 +25,10 @@ export function selfLabel(speaker: string | undefined, role: string | undefined,
 const EMOJI_RE = /[\p{Extended_Pictographic}\u{FE0F}\u{200D}\u{1F3FB}-\u{1F3FF}]/gu;
 /** Interjections that are dropped only when punctuation follows ("Great, I ..." but not "Great things ..."). */
 const LEAD_PUNCT =
-  /^(?:yeah+|yes|yep|yup|no|nope|nah|cool|great|awesome|nice|sure|right|true|totally|absolutely|definitely|exactly|thanks|thank you|thx|well|man|dude|okay|ok|haha+|lol|wow+|aw+|oh+|ah+|hmm+|um+|uh+|hey+|hi|hello|omg|gosh|whoa|indeed|agreed|same|honestly|actually|anyway|anyways|btw|by the way|also|plus|so)\s*[,!.:;—–-]+\s*/i;
+  /^(?:yeah+|yes|yep|yup|no|nope|nah|cool|great|awesome|nice|sure|right|true|totally|absolutely|definitely|exactly|thanks|thank you|thx|well|man|dude|okay|ok|haha+|lol|wow+|aw+|oh+|ah+|hmm+|um+|uh+|hey+|hi|hello|omg|gosh|whoa|indeed|agreed|same|honestly|actually|anyway|anyways|btw|by the way|also|plus|so|phew|ugh|yay|woohoo|yikes|oof|whew|welp|good news|bad news|big news|great news)\s*[,!.:;—–-]+\s*/i;
 /** Fillers dropped before any word ("So I'm ...", "Oh I went ..."). */
-const LEAD_SPACE = /^(?:oh+|ah+|aw+|um+|uh+|hmm+|wow+|haha+|lol|omg|btw|fyi|so|and|but|plus|also|anyway|anyways|actually|honestly|by the way|you know,?)\s+/i;
+const LEAD_SPACE =
+  /^(?:oh+|ah+|aw+|um+|uh+|hmm+|wow+|haha+|lol|omg|btw|fyi|so|and|but|plus|also|anyway|anyways|actually|honestly|by the way|you know,?|phew|ugh|yay|woohoo|yikes|oof|whew|welp)\s+/i;
 const GREETING = /^(?:hey|hi|hello|dear|thanks|thank you|congrats|congratulations|wow|aw+|oh|yeah|yes|no|sorry)\s+(\p{Lu}[\p{L}'-]+)\b[\s,!.]*/iu;
 
 /**
@@ -44,6 +45,10 @@ export function dropTagQuestion(text: string): string {
   return `${main.replace(/[\s,;:–—-]+$/, '')}.`;
 }
 
+/** A label before what is said: "Update: …", "Big news: …", "For context — …". */
+const LEAD_LABEL =
+  /^(?:(?:quick|small|big|little|some|one more|another|a quick|an)\s+)?(?:update|news|fyi|heads[\s-]up|context|for context|btw|note|reminder|ps|p\.s\.|side note|fun fact|correction|follow[\s-]up|status)(?:\s+(?:on|to|for|about|from)\s+[^:—–]{1,40})?\s*[:—–-]+\s*/i;
+
 /** "Just remember that X" and "Keep in mind that X" are advice whose content is X. */
 const ADVICE_LEAD = /^(?:just |always |but |and )?(?:remember|keep in mind|note|bear in mind|don't forget|never forget)(?: that|,)\s+/i;
 
@@ -56,7 +61,7 @@ export function cleanSentence(text: string, names: readonly string[]): string {
     .trim();
   for (let i = 0; i < 4; i++) {
     const before = s;
-    s = s.replace(LEAD_PUNCT, '').replace(LEAD_SPACE, '');
+    s = s.replace(LEAD_LABEL, '').replace(LEAD_PUNCT, '').replace(LEAD_SPACE, '');
     const voc = /^([A-Z][\p{L}'-]+)\s*[,!:]\s*/u.exec(s) ?? GREETING.exec(s);
     if (voc && isParticipant(voc[1] ?? '', names)) s = s.slice(voc[0].length);
     s = s.replace(ADVICE_LEAD, '');
