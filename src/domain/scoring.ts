@@ -14,7 +14,7 @@
  * - entity / graph: the item is linked to an entity the query names (1) or to its 1–2 hop
  *   neighbourhood (0.5 per hop distance)
  * score = (0.90·relevance + 0.05·freshness + 0.05·importance + boost) × rank weight (lowered by
- * negative feedback); boost = 0.10·max(entity, graph) + 0.05 when found by two or more retrievers
+ * negative feedback) × STALE_WEIGHT when the item no longer holds; boost = 0.10·max(entity, graph) + 0.05 when found by two or more retrievers
  * + 0.05 for a crystal + 0.02 for a later version. Freshness and importance only break near-ties:
  * together they move an item at most 0.10, a tenth of the relevance scale, on old data as on new.
  */
@@ -29,6 +29,13 @@ export const AUTO_MEMORY_SCALE = 0.6;
 /** Share of the session's normalised BM25 added to a chunk's normalised BM25. */
 export const SESSION_WEIGHT = 0.3;
 export const HALF_LIFE_DAYS = 14;
+/**
+ * A result that no longer holds (its statements were superseded by a newer value, or corrected)
+ * keeps this share of its score, and the statement that replaced it is brought in with at least
+ * its relevance (src/recall/current.ts): the current value comes first, the old one stays below
+ * as history. A half, not less: an old value still answers "what was it before?".
+ */
+export const STALE_WEIGHT = 0.5;
 
 export interface Signals {
   relevance: number;
@@ -41,6 +48,8 @@ export interface Signals {
   isCrystal?: boolean;
   version?: number;
   rankWeight?: number;
+  /** false: its statements no longer hold (STALE_WEIGHT). */
+  current?: boolean;
 }
 
 export function freshness(occurredAt: Date, now: Date): number {
@@ -63,7 +72,7 @@ export function fuse(s: Signals, now: Date) {
     (s.isCrystal ? BOOSTS.crystal : 0) +
     ((s.version ?? 1) > 1 ? BOOSTS.latestVersion : 0);
   const base = WEIGHTS.relevance * relevance + WEIGHTS.freshness * fresh + WEIGHTS.importance * importance;
-  const score = (base + boost) * (s.rankWeight ?? 1);
+  const score = (base + boost) * (s.rankWeight ?? 1) * (s.current === false ? STALE_WEIGHT : 1);
   const r = (x: number) => Math.round(x * 10_000) / 10_000;
   return {
     score: r(score),

@@ -1,10 +1,12 @@
-import { keywordSearch } from '../db/sql/recall-bm25.js';
-import { loadChunks, vectorSearch } from '../db/sql/recall.js';
+import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
+import { cover, focusWeights, MATCH_STRONG, vectorFloor } from './match.js';
+import { eventsOfMemories } from '../db/sql/recall-evidence.js';
+import { loadChunks, vectorSearch, type ChunkRow } from '../db/sql/recall.js';
+import { supersedeEvidence } from './current.js';
 import { INTENT, RELEVANCE, SESSION_WEIGHT, zScores } from '../domain/scoring.js';
 import { hasTimeExpression, namesParticipant } from '../domain/query-intent.js';
 import type { RecallContext } from './context.js';
-import { normalise, rank, type Candidate } from './rank.js';
-import type { RecallResult } from './schema.js';
+import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js';
 
 export type ChunkRetrievers = 'hybrid' | 'vector' | 'keyword';
 
@@ -19,10 +21,12 @@ export const candidates = (limit: number) => Math.max(40, limit * 4);
  * signal alone, so they measure that retriever and nothing else.
  */
 export async function chunkCandidates(ctx: RecallContext, k: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<Candidate[]> {
+  const stats: { weights?: TermWeight[] } = {};
   const [vector, keyword] = await Promise.all([
     retrievers === 'keyword' ? [] : ctx.run((tx) => vectorSearch(tx, 'chunks', ctx.scope, ctx.vector, ctx.dims, k)),
-    retrievers === 'vector' ? [] : ctx.run((tx) => keywordSearch(tx, 'chunks', ctx.scope, ctx.queryDoc, k, SESSION_WEIGHT)),
+    retrievers === 'vector' ? [] : ctx.run((tx) => keywordSearch(tx, 'chunks', ctx.scope, ctx.queryDoc, k, SESSION_WEIGHT, { stats })),
   ]);
+  const focus = focusWeights(ctx.terms, stats.weights ?? []);
   const vec = new Map(vector.map((h) => [h.id, Number(h.score)]));
   const kw = normalise(new Map(keyword.map((h) => [h.id, h.score])));
   const ids = [...new Set([...vec.keys(), ...kw.keys()])];
@@ -30,6 +34,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
   const zk = zScores(ids, kw);
   const zv = zScores(ids, vec);
   const relOf = new Map<string, number>();
+  const covers = new Map(keyword.map((h) => [h.id, cover(focus, h.matched)]));
   const out = rows.map((c): Candidate => {
     let rel: number;
     if (retrievers === 'keyword') rel = kw.get(c.id) ?? 0;
@@ -42,18 +47,10 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       rel += INTENT.length * (Math.min(c.tokens, 24) / 24 - 1);
     }
     relOf.set(c.id, rel);
-    return {
-      rel,
-      signals: { vector: vec.get(c.id), keyword: kw.get(c.id), occurredAt: c.occurred_at, importance: c.importance ?? 5 },
-      result: {
-        id: c.id,
-        type: 'chunk',
-        content: c.content,
-        occurred_at: c.occurred_at.toISOString(),
-        recorded_at: c.created_at.toISOString(),
-        source: { event_ids: [c.event_id], session_id: c.session_id, dataset: c.dataset },
-      },
-    };
+    const cand = chunkCandidate(c, vec.get(c.id), kw.get(c.id));
+    cand.rel = rel;
+    cand.cover = covers.get(c.id) ?? 0;
+    return cand;
   });
   if (retrievers === 'hybrid') {
     // A turn that asks a question is often found by the query's words while the turn after it
@@ -64,10 +61,59 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       if (c.next_id !== null && relOf.has(c.next_id) && q > 0) lift.set(c.next_id, Math.max(lift.get(c.next_id) ?? 0, INTENT.answer * q));
     }
     for (const cand of out) cand.rel += lift.get(cand.result.id) ?? 0;
+    // Evidence whose statements were superseded goes below the statements that replaced it.
+    out.push(...(await supersedeEvidence(ctx, out, (c) => chunkCandidate(c, undefined, undefined))));
   }
   return out;
 }
 
-export async function recallChunks(ctx: RecallContext, limit: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<RecallResult[]> {
-  return rank(await chunkCandidates(ctx, candidates(limit), retrievers), ctx.now, limit);
+/** A chunk as a ranking candidate (relevance 0 until the caller scores it). */
+function chunkCandidate(c: ChunkRow, vector: number | undefined, keyword: number | undefined): Candidate {
+  return {
+    rel: 0,
+    signals: { vector, keyword, occurredAt: c.occurred_at, importance: c.importance ?? 5 },
+    result: {
+      id: c.id,
+      type: 'chunk',
+      content: c.content,
+      occurred_at: c.occurred_at.toISOString(),
+      recorded_at: c.created_at.toISOString(),
+      source: { event_ids: [c.event_id], session_id: c.session_id, dataset: c.dataset },
+    },
+  };
+}
+
+export async function recallChunks(ctx: RecallContext, limit: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<Ranked> {
+  const found = await chunkCandidates(ctx, candidates(limit), retrievers);
+  const support = retrievers === 'hybrid' ? await memorySupport(ctx, found) : 0;
+  return rankWithFloor(found, ctx.now, limit, { ...floorOptions(ctx), extraCover: support });
+}
+
+/** Memories asked for the match when the chunks' own words cover less than a strong match. */
+const SUPPORT_MEMORIES = 10;
+
+/**
+ * A chunk's words may not name what the question asks ("which shell?" of "I no longer use bash,
+ * zsh now"), while the memories extracted from it carry their category and attribute words
+ * (src/domain/slots.ts slotKeyText). When the chunks cover the query weakly, the memories' keys
+ * are asked too: a chunk's cover is at least that of the memories its event supports, and the
+ * best memory cover counts for the match. Returns that best memory cover (0 when not asked).
+ */
+async function memorySupport(ctx: RecallContext, chunks: Candidate[]): Promise<number> {
+  if (Math.max(0, ...chunks.map((c) => c.cover ?? 0)) >= MATCH_STRONG) return 0;
+  const stats: { weights?: TermWeight[] } = {};
+  const hits = await ctx.run((tx) => keywordSearch(tx, 'memories', ctx.scope, ctx.queryDoc, SUPPORT_MEMORIES, 0, { stats }));
+  if (hits.length === 0) return 0;
+  const focus = focusWeights(ctx.terms, stats.weights ?? []);
+  const covers = new Map(hits.map((h) => [h.id, cover(focus, h.matched)]));
+  const events = await ctx.run((tx) => eventsOfMemories(tx, [...covers.keys()]));
+  const byEvent = new Map<string, number>();
+  for (const { memory_id, event_id } of events) byEvent.set(event_id, Math.max(byEvent.get(event_id) ?? 0, covers.get(memory_id) ?? 0));
+  for (const c of chunks) for (const e of c.result.source.event_ids) c.cover = Math.max(c.cover ?? 0, byEvent.get(e) ?? 0);
+  return Math.max(0, ...covers.values());
+}
+
+/** The floor's settings for a recall: the embedder's vector floor and whether weak results are wanted. */
+export function floorOptions(ctx: RecallContext): { vectorFloor: number | undefined; includeWeak: boolean } {
+  return { vectorFloor: vectorFloor(ctx.deps.providers.embeddings.model), includeWeak: ctx.input.include_weak };
 }

@@ -9,9 +9,16 @@ import type { RecallResult } from './schema.js';
  * source, `in`: the target, `none`: matched by words only), each with its evidence chunks.
  */
 export async function recallGraph(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
+  const asOf = ctx.input.as_of;
   return ctx.run(async (tx) => {
     const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10);
-    const rows = await searchTriplets(tx, ctx.terms, named, { userId: ctx.scope.userId, dataset: ctx.scope.dataset, sessionId: ctx.scope.sessionId }, limit);
+    const rows = await searchTriplets(
+      tx,
+      ctx.terms,
+      named,
+      { userId: ctx.scope.userId, dataset: ctx.scope.dataset, sessionId: ctx.scope.sessionId, asOf },
+      limit,
+    );
     const chunks = await chunksOfEvents(tx, [...new Set(rows.flatMap((r) => r.event_ids))]);
     const maxRank = Math.max(1e-9, ...rows.map((r) => Number(r.rank)));
     const namedSet = new Set(named);
@@ -27,6 +34,8 @@ export async function recallGraph(ctx: RecallContext, limit: number): Promise<Re
         content: `${r.source} ${r.relation.replace(/_/g, ' ')} ${r.target}${r.description ? ` — ${r.description}` : ''}`,
         score,
         scores,
+        // An edge ends at its invalid_at (its statement was superseded); as_of finds what held then.
+        current: r.invalid_at === null,
         occurred_at: r.valid_at.toISOString(),
         recorded_at: r.created_at.toISOString(),
         source: { event_ids: r.event_ids, session_id: null, dataset: null },

@@ -3,15 +3,17 @@ import { AUTO_MEMORY_SCALE, INTENT } from '../domain/scoring.js';
 import { withTenant, type Queryable, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import { recordRecall } from '../db/sql/recall-graph.js';
-import { candidates, chunkCandidates, recallChunks } from './chunks.js';
+import { candidates, chunkCandidates, floorOptions, recallChunks } from './chunks.js';
 import { recallContext, type RecallContext } from './context.js';
 import { recallGraph } from './graph.js';
 import { memoryCandidates, recallMemories } from './memories.js';
-import { rank } from './rank.js';
-import type { RecallInput, RecallResult } from './schema.js';
+import { rankWithFloor, type Candidate, type Ranked } from './rank.js';
+import type { Match, RecallInput, RecallResult } from './schema.js';
 
 export interface RecallAnswer {
   recall_id: string;
+  /** How well anything stored matched (src/recall/match.ts): "none" means nothing relevant is stored. */
+  match: Match;
   results: RecallResult[];
   took_ms: number;
 }
@@ -40,7 +42,7 @@ export async function recall(
   const started = performance.now();
   // Outside any transaction: the query embedding may be a provider call.
   const ctx = await recallContext(deps, tenantId, input);
-  const finish = async (tx: Queryable, results: RecallResult[]): Promise<RecallAnswer> => {
+  const finish = async (tx: Queryable, { results, match }: Ranked): Promise<RecallAnswer> => {
     const tookMs = Math.round((performance.now() - started) * 100) / 100;
     const recallId = await recordRecall(tx, {
       query: input.query,
@@ -49,7 +51,7 @@ export async function recall(
       resultIds: results.map((r) => r.id),
       tookMs,
     });
-    return { recall_id: recallId, results, took_ms: tookMs };
+    return { recall_id: recallId, match, results, took_ms: tookMs };
   };
   let answer: RecallAnswer;
   if (opts.oneTransaction ?? deps.embedded !== undefined) {
@@ -75,14 +77,18 @@ export async function recall(
   return answer;
 }
 
-async function retrieve(ctx: RecallContext): Promise<RecallResult[]> {
+async function retrieve(ctx: RecallContext): Promise<Ranked> {
   switch (ctx.input.mode) {
     case 'memories':
       return recallMemories(ctx, ctx.input.limit);
     case 'chunks':
       return recallChunks(ctx, ctx.input.limit);
-    case 'graph':
-      return recallGraph(ctx, ctx.input.limit);
+    case 'graph': {
+      const results = await recallGraph(ctx, ctx.input.limit);
+      // A triplet is found by the words or the entities the query names: named is a strong match.
+      const match = results.length === 0 ? 'none' : results.some((r) => r.triplet?.direction !== 'none') ? 'strong' : 'weak';
+      return { results, match };
+    }
     case 'auto':
       return recallAuto(ctx, ctx.input.limit);
   }
@@ -94,7 +100,7 @@ async function retrieve(ctx: RecallContext): Promise<RecallResult[]> {
  * (INTENT.provenance times the memory's relevance); chunks whose events all back a returned memory
  * are dropped as redundant; up to a fifth of the slots go to triplets.
  */
-async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
+async function recallAuto(ctx: RecallContext, limit: number): Promise<Ranked> {
   const graphSlots = Math.floor(limit / 5);
   const k = candidates(limit);
   const [memories, chunks, triplets] = await Promise.all([
@@ -109,11 +115,21 @@ async function recallAuto(ctx: RecallContext, limit: number): Promise<RecallResu
   const slots = limit - Math.min(graphSlots, triplets.length);
   const textual: RecallResult[] = [];
   const covered = new Set<string>();
-  for (const r of rank([...memories, ...chunks], ctx.now, memories.length + chunks.length)) {
+  // A corrected memory can come both as a memory and as the evidence that replaced a chunk: once,
+  // with the better relevance of the two.
+  const byId = new Map<string, Candidate>();
+  for (const c of [...memories, ...chunks]) {
+    const had = byId.get(c.result.id);
+    if (!had || c.rel > had.rel) byId.set(c.result.id, had ? { ...c, cover: Math.max(c.cover ?? 0, had.cover ?? 0) } : c);
+  }
+  const pool = [...byId.values()];
+  const { results, match } = rankWithFloor(pool, ctx.now, pool.length, floorOptions(ctx));
+  for (const r of results) {
     if (textual.length >= slots) break;
     if (r.type === 'chunk' && r.source.event_ids.every((e) => covered.has(e))) continue;
     if (r.type === 'memory') for (const e of r.source.event_ids) covered.add(e);
     textual.push(r);
   }
-  return [...textual, ...triplets.slice(0, limit - textual.length)];
+  if (match === 'none' && !ctx.input.include_weak) return { results: [], match };
+  return { results: [...textual, ...triplets.slice(0, limit - textual.length)], match };
 }

@@ -1,11 +1,12 @@
-import { keywordSearch } from '../db/sql/recall-bm25.js';
+import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
+import { slotLabel } from '../domain/slots.js';
+import { cover, focusWeights } from './match.js';
 import { entitiesInQuery, loadMemories, memoriesOfEntities, neighbourEntities, vectorSearch } from '../db/sql/recall.js';
 import { hasTimeExpression } from '../domain/query-intent.js';
 import { INTENT, RELEVANCE, zScores } from '../domain/scoring.js';
-import { candidates } from './chunks.js';
+import { candidates, floorOptions } from './chunks.js';
 import type { RecallContext } from './context.js';
-import { normalise, rank, type Candidate } from './rank.js';
-import type { RecallResult } from './schema.js';
+import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js';
 
 /**
  * Hybrid memory recall: vector, BM25, entity match and the 1–2 hop graph neighbourhood run in
@@ -13,9 +14,10 @@ import type { RecallResult } from './schema.js';
  * documented fusion (src/domain/scoring.ts).
  */
 export async function memoryCandidates(ctx: RecallContext, k: number): Promise<Candidate[]> {
+  const stats: { weights?: TermWeight[] } = {};
   const [vector, keyword, linked] = await Promise.all([
     ctx.run((tx) => vectorSearch(tx, 'memories', ctx.scope, ctx.vector, ctx.dims, k)),
-    ctx.run((tx) => keywordSearch(tx, 'memories', ctx.scope, ctx.queryDoc, k)),
+    ctx.run((tx) => keywordSearch(tx, 'memories', ctx.scope, ctx.queryDoc, k, 0, { stats })),
     ctx.run(async (tx) => {
       const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10);
       const hops = named.length > 0 ? await neighbourEntities(tx, named, 2, 50) : new Map<string, number>();
@@ -35,13 +37,20 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
   const rows = await ctx.run((tx) => loadMemories(tx, ids));
   const zk = zScores(ids, kw);
   const zv = zScores(ids, vec);
+  const focus = focusWeights(ctx.terms, stats.weights ?? []);
+  const covers = new Map(keyword.map((h) => [h.id, cover(focus, h.matched)]));
+  const history = ctx.input.include_history && !ctx.input.as_of;
   return rows.map((m): Candidate => {
     const occurred = m.event_time ?? m.occurred_at;
     let rel = RELEVANCE.keyword * (zk.get(m.id) ?? 0) + RELEVANCE.vector * (zv.get(m.id) ?? 0);
     if (ctx.asksAboutTime && (m.event_time !== null || hasTimeExpression(m.content))) rel += INTENT.temporal;
+    // With history asked for, a superseded version ranks below the version that replaced it.
+    const current = m.status === 'active' || !history;
     return {
       rel,
+      cover: covers.get(m.id) ?? 0,
       signals: {
+        current,
         vector: vec.get(m.id),
         keyword: kw.get(m.id),
         entity: entity.get(m.id),
@@ -58,6 +67,11 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
         content: m.content,
         kind: m.kind,
         status: m.status,
+        current: m.status === 'active',
+        ...(m.superseded_by ? { superseded_by: m.superseded_by } : {}),
+        valid_from: m.valid_from.toISOString(),
+        valid_to: m.superseded_at ? m.superseded_at.toISOString() : null,
+        slot: m.slot ? slotLabel(m.slot) : null,
         occurred_at: occurred.toISOString(),
         recorded_at: m.created_at.toISOString(),
         source: { event_ids: m.event_ids, session_id: m.session_id, dataset: m.dataset },
@@ -66,6 +80,6 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
   });
 }
 
-export async function recallMemories(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
-  return rank(await memoryCandidates(ctx, candidates(limit)), ctx.now, limit);
+export async function recallMemories(ctx: RecallContext, limit: number): Promise<Ranked> {
+  return rankWithFloor(await memoryCandidates(ctx, candidates(limit)), ctx.now, limit, floorOptions(ctx));
 }

@@ -1,11 +1,16 @@
 import { byScore, fuse, minMax, type Signals } from '../domain/scoring.js';
-import type { RecallResult } from './schema.js';
+import { belowFloor, matchOf } from './match.js';
+import type { Match, RecallResult } from './schema.js';
 
 /** A candidate of any retriever before the final ranking: what it returns, its signals, its relevance in z units. */
 export interface Candidate {
-  result: Omit<RecallResult, 'score' | 'scores'>;
+  result: Omit<RecallResult, 'score' | 'scores' | 'current'> & { current?: boolean };
   signals: Omit<Signals, 'relevance'>;
   rel: number;
+  /** Share of the query's informative terms its key holds (src/recall/match.ts); undefined: not a keyword hit. */
+  cover?: number;
+  /** Brought in as the statement that replaced a candidate (src/recall/current.ts): never below the floor. */
+  replacing?: boolean;
 }
 
 /**
@@ -16,7 +21,16 @@ export function rank(candidates: Candidate[], now: Date, limit: number): RecallR
   if (candidates.length === 0) return [];
   const scale = minMax(candidates.map((c) => c.rel));
   return candidates
-    .map((c): RecallResult => ({ ...c.result, ...fuse({ ...c.signals, relevance: scale(c.rel) }, now) }))
+    .map((c): RecallResult => {
+      const { score, scores } = fuse({ ...c.signals, relevance: scale(c.rel) }, now);
+      // cover: the absolute signal behind `match` (src/recall/match.ts), beside the scaled relevance.
+      return {
+        ...c.result,
+        current: c.result.current ?? c.signals.current ?? true,
+        score,
+        scores: { ...scores, cover: Math.round((c.cover ?? 0) * 10_000) / 10_000 },
+      };
+    })
     .sort(byScore)
     .slice(0, limit);
 }
@@ -26,4 +40,36 @@ export function normalise(m: Map<string, number>): Map<string, number> {
   const max = Math.max(0, ...m.values());
   if (max <= 0) return m;
   return new Map([...m].map(([id, s]) => [id, s / max]));
+}
+
+/** A mode's answer: its ranked results and how well anything matched. */
+export interface Ranked {
+  results: RecallResult[];
+  match: Match;
+}
+
+/**
+ * The final ranking with the relevance floor (src/recall/match.ts): the match comes from the best
+ * absolute signals among all candidates; candidates below the floor are left out, and with no
+ * match at all nothing is returned, unless `includeWeak`.
+ */
+export function rankWithFloor(
+  candidates: Candidate[],
+  now: Date,
+  limit: number,
+  opts: { vectorFloor: number | undefined; includeWeak: boolean; extraCover?: number },
+): Ranked {
+  const bestCover = Math.max(opts.extraCover ?? 0, ...candidates.map((c) => c.cover ?? 0));
+  const bestVector = Math.max(0, ...candidates.map((c) => c.signals.vector ?? 0));
+  const match = candidates.length === 0 ? 'none' : matchOf(bestCover, bestVector, opts.vectorFloor);
+  if (opts.includeWeak) return { results: rank(candidates, now, limit), match };
+  if (match === 'none') return { results: [], match };
+  return {
+    results: rank(
+      candidates.filter((c) => !belowFloor({ cover: c.cover, vector: c.signals.vector, replacing: c.replacing }, opts.vectorFloor)),
+      now,
+      limit,
+    ),
+    match,
+  };
 }

@@ -27,9 +27,14 @@ export const RecallInput = z
     as_of: time.optional(),
     /** Include superseded and archived memories. */
     include_history: z.boolean().default(false),
+    /** Also return results below the relevance floor (docs/recall.md "Match"). */
+    include_weak: z.boolean().default(false),
   })
   .strict();
 export type RecallInput = z.infer<typeof RecallInput>;
+
+/** How well anything stored matched the query, from absolute signals (src/recall/match.ts). */
+export type Match = 'strong' | 'weak' | 'none';
 
 export interface ResultScores {
   /** Keyword and vector fused on z-scores with the query-intent adjustments, scaled to [0, 1] over the query's candidates. */
@@ -41,6 +46,8 @@ export interface ResultScores {
   freshness: number;
   importance: number;
   boost: number;
+  /** Share of the query's informative words its key holds, an absolute signal (src/recall/match.ts); 0 for triplets. */
+  cover?: number;
 }
 
 export interface RecallResult {
@@ -51,6 +58,14 @@ export interface RecallResult {
   scores: ResultScores;
   kind?: string;
   status?: string;
+  /** Whether what it states still holds: false once superseded or corrected (docs/recall.md "Current truth"). */
+  current: boolean;
+  /** The memory that replaced it, when it no longer holds. */
+  superseded_by?: string;
+  /** Memories: the interval it held (its event time, and its successor's), and its slot. */
+  valid_from?: string;
+  valid_to?: string | null;
+  slot?: string | null;
   occurred_at: string;
   recorded_at: string;
   source: { event_ids: string[]; session_id: string | null; dataset: string | null };

@@ -9,6 +9,8 @@ export interface KeywordHit {
   session: number;
   /** The ranking score: bm25 / best bm25 + sessionWeight · session / best session. */
   score: number;
+  /** The query's lexemes its key holds (any part of the key), for the match floor (src/recall/match.ts). */
+  matched: string[];
 }
 
 /**
@@ -70,10 +72,11 @@ export async function keywordSearch(
   queryDoc: string,
   k: number,
   sessionWeight = 0,
-  opts: { candidates?: 'rare-first' | 'all' } = {},
+  opts: { candidates?: 'rare-first' | 'all'; stats?: { weights?: TermWeight[] } } = {},
 ): Promise<KeywordHit[]> {
   if (queryDoc.trim() === '') return [];
   const terms = await termWeights(tx, table, f, queryDoc);
+  if (opts.stats) opts.stats.weights = terms;
   if (terms.length === 0) return [];
   const p = new Params();
   const a = table === 'memories' ? 'm' : 'c';
@@ -160,17 +163,17 @@ export async function keywordSearch(
               coalesce(cardinality(array_positions(u.weights, 'D')), 0) AS own
        FROM cand c, unnest(c.hit) u),
      doc AS MATERIALIZED (
-       SELECT t.id, t.uk, t.dataset, t.session_id, sum(idf.w * ${sat('t.tf', 't.fts_len', `${avgdl}::float8`)}) AS s
+       SELECT t.id, t.uk, t.dataset, t.session_id, sum(idf.w * ${sat('t.tf', 't.fts_len', `${avgdl}::float8`)}) AS s, array_agg(t.term) AS matched
        FROM tf t JOIN idf USING (term) GROUP BY 1, 2, 3, 4)
      ${sessionCtes},
      scored AS (
-       SELECT d.id, d.s AS bm25, ${chunks ? 'coalesce(se.s, 0)' : '0::float8'} AS session,
+       SELECT d.id, d.s AS bm25, d.matched, ${chunks ? 'coalesce(se.s, 0)' : '0::float8'} AS session,
               d.s / nullif(max(d.s) OVER (), 0) ${chunks ? `+ ${p.add(sessionWeight)}::float8 * coalesce(se.s / nullif(max(se.s) OVER (), 0), 0)` : ''} AS score
        FROM doc d ${sessionJoin})
-     SELECT id, bm25, session, score FROM scored ORDER BY score DESC, id LIMIT ${p.add(k)}`,
+     SELECT id, bm25, session, score, matched FROM scored ORDER BY score DESC, id LIMIT ${p.add(k)}`,
     p.values,
   );
-  return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score) }));
+  return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score), matched: r.matched ?? [] }));
 }
 
 /** A tsquery matching `lexeme` in weight D positions (a chunk's own text): the lexeme quoted as tsquery input expects. */

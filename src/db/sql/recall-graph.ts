@@ -10,20 +10,21 @@ export interface TripletRow {
   target_id: string;
   description: string;
   valid_at: Date;
+  invalid_at: Date | null;
   created_at: Date;
   rank: number;
   event_ids: string[];
 }
 
 /**
- * Current triplets that match the query words or touch the given entities, with their supporting
- * events. Edges carry no user scope of their own: they are scoped through their provenance events.
+ * Current triplets (or, with `asOf`, those valid then) that match the query words or touch the
+ * given entities, with their supporting events. Edges carry no user scope of their own: they are scoped through their provenance events.
  */
 export async function searchTriplets(
   tx: Queryable,
   terms: string[],
   entityIds: string[],
-  scope: { userId?: string | undefined; dataset?: string | undefined; sessionId?: string | undefined },
+  scope: { userId?: string | undefined; dataset?: string | undefined; sessionId?: string | undefined; asOf?: string | undefined },
   k: number,
 ): Promise<TripletRow[]> {
   const p = new Params();
@@ -36,14 +37,14 @@ export async function searchTriplets(
   const { rows } = await tx.query<TripletRow>(
     `WITH q AS (SELECT ${tsq} AS q)
      SELECT ed.id, s.name AS source, s.id AS source_id, ed.relation, t.name AS target, t.id AS target_id, ed.description,
-            ed.valid_at, ed.created_at,
+            ed.valid_at, ed.invalid_at, ed.created_at,
             coalesce(ts_rank(ed.fts, q.q, 1), 0) + CASE WHEN ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]) THEN 0.5 ELSE 0 END AS rank,
             ev.ids AS event_ids
      FROM edges ed CROSS JOIN q
      JOIN entities s ON s.id = ed.source_entity_id JOIN entities t ON t.id = ed.target_entity_id
      CROSS JOIN LATERAL (SELECT array_agg(p.event_id) AS ids FROM provenance p JOIN events ev ON ev.id = p.event_id
                          WHERE p.object_type = 'edge' AND p.object_id = ed.id ${scopeSql.length ? `AND ${scopeSql.join(' AND ')}` : ''}) ev
-     WHERE ed.invalid_at IS NULL AND ev.ids IS NOT NULL
+     WHERE ${scope.asOf !== undefined ? `ed.valid_at <= ${p.add(scope.asOf)}::timestamptz AND (ed.invalid_at IS NULL OR ed.invalid_at > ${p.add(scope.asOf)}::timestamptz)` : 'ed.invalid_at IS NULL'} AND ev.ids IS NOT NULL
        AND ((q.q IS NOT NULL AND ed.fts @@ q.q) OR ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]))
      ORDER BY rank DESC LIMIT ${p.add(k)}`,
     p.values,

@@ -125,13 +125,17 @@ export interface MemoryRow {
   session_id: string | null;
   dataset: string;
   event_ids: string[];
+  valid_from: Date;
+  superseded_at: Date | null;
+  superseded_by: string | null;
+  slot: import('../../domain/slots.js').Slot | null;
 }
 
 export async function loadMemories(tx: Queryable, ids: string[]): Promise<MemoryRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await tx.query<MemoryRow>(
     `SELECT m.id, m.kind, m.content, m.status, m.importance, m.is_crystal, m.version, m.rank_weight, m.occurred_at, m.event_time,
-            m.created_at, m.session_id, m.dataset,
+            m.created_at, m.session_id, m.dataset, m.valid_from, m.superseded_at, m.superseded_by, m.slot,
             coalesce((SELECT array_agg(p.event_id ORDER BY p.created_at) FROM provenance p WHERE p.object_type = 'memory' AND p.object_id = m.id), '{}') AS event_ids
      FROM memories m WHERE m.id = ANY($1::uuid[])`,
     [ids],

@@ -1,0 +1,74 @@
+import type { Queryable } from '../pool.js';
+import { loadChunks, type ChunkRow } from './recall.js';
+
+export interface EventMemory {
+  event_id: string;
+  memory_id: string;
+  status: string;
+  content: string;
+  /** When it stopped holding (its successor's valid_from), or null. */
+  superseded_at: Date | null;
+  /** The active end of its version chain (itself when active; null when the chain ends in a deleted or archived row). */
+  head_id: string | null;
+  /** Made by a correction (PATCH) rather than extracted from the event's words. */
+  corrected: boolean;
+}
+
+/** Versions followed from a superseded memory to its current one, at most. */
+const CHAIN_DEPTH = 20;
+
+/**
+ * The memories each event supports (provenance), with their status and the current head of their
+ * version chain: what recall needs to tell whether a chunk's statements still hold. One statement;
+ * reads provenance by event through its index, then walks superseded_by.
+ */
+export async function memoriesOfEvents(tx: Queryable, eventIds: string[]): Promise<EventMemory[]> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await tx.query<EventMemory>(
+    `WITH RECURSIVE ev AS MATERIALIZED (
+       SELECT p.event_id, m.id AS memory_id, m.status, m.content, m.superseded_at, m.superseded_by,
+              coalesce((SELECT r.stage = 'correct' FROM pipeline_runs r WHERE r.id = m.run_id), false) AS corrected
+       FROM provenance p JOIN memories m ON m.id = p.object_id
+       WHERE p.object_type = 'memory' AND p.event_id = ANY($1::uuid[])),
+     walk(start, id, status, next, depth) AS (
+       SELECT e.memory_id, m.id, m.status, m.superseded_by, 0 FROM ev e JOIN memories m ON m.id = e.superseded_by WHERE e.status = 'superseded'
+       UNION ALL
+       SELECT w.start, m.id, m.status, m.superseded_by, w.depth + 1 FROM walk w JOIN memories m ON m.id = w.next
+       WHERE w.status = 'superseded' AND w.depth < ${CHAIN_DEPTH})
+     SELECT e.event_id, e.memory_id, e.status, e.content, e.superseded_at, e.corrected,
+            CASE WHEN e.status = 'active' THEN e.memory_id
+                 ELSE (SELECT w.id FROM walk w WHERE w.start = e.memory_id AND w.status = 'active' ORDER BY w.depth DESC LIMIT 1) END AS head_id
+     FROM ev e`,
+    [eventIds],
+  );
+  return rows;
+}
+
+/**
+ * The chunks that state each memory: the chunks of its source events (provenance). Returns them
+ * loaded as recall loads chunks, each with the memory it states.
+ */
+export async function chunksOfMemories(tx: Queryable, memoryIds: string[]): Promise<Array<{ memory_id: string; chunk: ChunkRow }>> {
+  if (memoryIds.length === 0) return [];
+  const { rows } = await tx.query<{ memory_id: string; chunk_id: string }>(
+    `SELECT DISTINCT p.object_id AS memory_id, c.id AS chunk_id
+     FROM provenance p JOIN chunks c ON c.event_id = p.event_id
+     WHERE p.object_type = 'memory' AND p.object_id = ANY($1::uuid[])`,
+    [memoryIds],
+  );
+  const chunks = new Map((await loadChunks(tx, [...new Set(rows.map((r) => r.chunk_id))])).map((c) => [c.id, c]));
+  return rows.flatMap((r) => {
+    const chunk = chunks.get(r.chunk_id);
+    return chunk ? [{ memory_id: r.memory_id, chunk }] : [];
+  });
+}
+
+/** The supporting events of memories (provenance), as (memory, event) pairs. */
+export async function eventsOfMemories(tx: Queryable, memoryIds: string[]): Promise<Array<{ memory_id: string; event_id: string }>> {
+  if (memoryIds.length === 0) return [];
+  const { rows } = await tx.query<{ memory_id: string; event_id: string }>(
+    `SELECT object_id AS memory_id, event_id FROM provenance WHERE object_type = 'memory' AND object_id = ANY($1::uuid[])`,
+    [memoryIds],
+  );
+  return rows;
+}

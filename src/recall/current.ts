@@ -1,0 +1,103 @@
+/**
+ * Current truth for evidence (docs/recall.md "Current truth"). A chunk states what its event said;
+ * when the memories extracted from that event were superseded (a newer value of the same slot, or
+ * a correction), the chunk no longer holds: it is marked `current: false` with `superseded_by`,
+ * scored × STALE_WEIGHT, and the statement that replaced it — the chunk of the superseding
+ * memory's event, or the corrected memory itself — is brought in with at least its relevance, so
+ * the current value ranks first in every mode that returns evidence.
+ */
+import { chunksOfMemories, memoriesOfEvents, type EventMemory } from '../db/sql/recall-evidence.js';
+import { loadMemories } from '../db/sql/recall.js';
+import { ftsQuery } from '../domain/text.js';
+import type { RecallContext } from './context.js';
+import type { Candidate } from './rank.js';
+
+/**
+ * Which memories of an event speak to this query: those sharing a query term; all of them when
+ * none does (the chunk matched through its context).
+ */
+function relevantTo(terms: ReadonlySet<string>, memories: EventMemory[]): EventMemory[] {
+  const speaking = memories.filter((m) => ftsQuery(m.content).some((t) => terms.has(t)));
+  return speaking.length > 0 ? speaking : memories;
+}
+
+/**
+ * Marks the chunk candidates whose statements no longer hold (as of the recall's as_of, else now)
+ * and returns the candidates that replace them: for each stale chunk, the chunks stating its
+ * memory's current version (or that version itself when a correction made it), each with at least
+ * the stale chunk's relevance. Candidates already present are lifted instead of duplicated.
+ */
+export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[], toCandidate: ChunkToCandidate): Promise<Candidate[]> {
+  const eventIds = [...new Set(chunks.flatMap((c) => c.result.source.event_ids))];
+  if (eventIds.length === 0) return [];
+  const rows = await ctx.run((tx) => memoriesOfEvents(tx, eventIds));
+  if (rows.length === 0) return [];
+  const asOf = ctx.input.as_of ? new Date(ctx.input.as_of).getTime() : undefined;
+  const byEvent = new Map<string, EventMemory[]>();
+  for (const r of rows) if (!r.corrected) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r]);
+  const terms = new Set(ctx.terms);
+  // A memory stops holding at its successor's valid_from; as_of before that, it still held.
+  const heldThen = (m: EventMemory) => m.status === 'active' || (asOf !== undefined && (m.superseded_at === null || m.superseded_at.getTime() > asOf));
+  const replacedBy = new Map<string, { head: string; rel: number }>();
+  for (const c of chunks) {
+    const mems = relevantTo(
+      terms,
+      c.result.source.event_ids.flatMap((e) => byEvent.get(e) ?? []),
+    );
+    if (mems.length === 0 || mems.some(heldThen) || mems.some((m) => m.status !== 'superseded')) continue;
+    const head = mems.find((m) => m.head_id !== null)?.head_id;
+    if (!head) continue;
+    c.result.current = false;
+    c.result.superseded_by = head;
+    c.signals.current = false;
+    replacedBy.set(head, { head, rel: Math.max(replacedBy.get(head)?.rel ?? -Infinity, c.rel) });
+  }
+  // as_of in the past: the newer statements did not exist yet; nothing is brought in.
+  if (replacedBy.size === 0 || asOf !== undefined) return [];
+  const heads = [...replacedBy.keys()];
+  const staleEvents = new Set(chunks.filter((c) => c.result.current === false).flatMap((c) => c.result.source.event_ids));
+  const stating = (await ctx.run((tx) => chunksOfMemories(tx, heads))).filter((x) => !staleEvents.has(x.chunk.event_id));
+  const byId = new Map(chunks.map((c) => [c.result.id, c]));
+  const added: Candidate[] = [];
+  const covered = new Set<string>();
+  for (const { memory_id, chunk } of stating) {
+    const rel = (replacedBy.get(memory_id) as { rel: number }).rel;
+    covered.add(memory_id);
+    const present = byId.get(chunk.id);
+    if (present) {
+      present.rel = Math.max(present.rel, rel);
+      present.replacing = true;
+      continue;
+    }
+    const cand = toCandidate(chunk);
+    cand.rel = rel;
+    cand.replacing = true;
+    byId.set(chunk.id, cand);
+    added.push(cand);
+  }
+  // A correction (PATCH) has no words of its own in any event: the corrected memory is the evidence.
+  const uncovered = heads.filter((h) => !covered.has(h));
+  if (uncovered.length > 0) {
+    for (const m of await ctx.run((tx) => loadMemories(tx, uncovered))) {
+      added.push({
+        rel: (replacedBy.get(m.id) as { rel: number }).rel,
+        replacing: true,
+        signals: { occurredAt: m.event_time ?? m.occurred_at, importance: m.importance, version: m.version, rankWeight: m.rank_weight },
+        result: {
+          id: m.id,
+          type: 'memory',
+          content: m.content,
+          kind: m.kind,
+          status: m.status,
+          current: true,
+          occurred_at: (m.event_time ?? m.occurred_at).toISOString(),
+          recorded_at: m.created_at.toISOString(),
+          source: { event_ids: m.event_ids, session_id: m.session_id, dataset: m.dataset },
+        },
+      });
+    }
+  }
+  return added;
+}
+
+export type ChunkToCandidate = (chunk: import('../db/sql/recall.js').ChunkRow) => Candidate;

@@ -1,0 +1,179 @@
+/**
+ * Current truth through HTTP with the offline providers (embedded PGlite here, PostgreSQL in the
+ * server suite): a changed fact supersedes the old one by event time, in every mode; late
+ * arrivals stay history; chains end at their newest value; as_of and include_history read the
+ * history; the match floor says "none" for what was never said; PATCH lowers the old evidence;
+ * chit-chat makes no memory; an explicit decision type is kept.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTenant } from '../src/db/pool.js';
+import { QUEUE_NAMES } from '../src/queue/names.js';
+import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
+
+let m: TestMemloom;
+const day = (d: number, h = 10) => new Date(Date.UTC(2026, 2, d, h)).toISOString();
+
+interface Result {
+  id: string;
+  type: string;
+  content: string;
+  current: boolean;
+  superseded_by?: string;
+  status?: string;
+  valid_to?: string | null;
+}
+async function recall(body: Record<string, unknown>): Promise<{ match: string; results: Result[] }> {
+  const r = await postJson(`${m.url}/v1/recall`, { limit: 10, ...body });
+  expect(r.status).toBe(200);
+  return r.body;
+}
+/** Sends events and waits until everything received is recallable as memory. */
+async function send(events: Array<Record<string, unknown>>): Promise<void> {
+  expect((await postJson(`${m.url}/v1/events`, { events })).status).toBe(202);
+  await waitFor(async () => (await getJson(`${m.url}/v1/stats`)).body.pending_events === 0, { timeoutMs: 120_000, what: 'pipeline idle' });
+}
+const rows = <T>(text: string, params: unknown[] = []) => withTenant(m.deps.db, 'default', async (tx) => (await tx.query(text, params)).rows as T[]);
+const memoriesOf = (user: string) =>
+  rows<{ id: string; kind: string; status: string; content: string; superseded_by: string | null }>(
+    'SELECT id, kind, status, content, superseded_by FROM memories WHERE user_id = $1 ORDER BY valid_from, created_at',
+    [user],
+  );
+
+beforeAll(async () => {
+  m = await startTestMemloom({ roles: { workers: QUEUE_NAMES } });
+  const msg = (user: string, session: string, at: string, content: string, extra: Record<string, unknown> = {}) => ({
+    user_id: user,
+    session_id: session,
+    occurred_at: at,
+    role: 'user',
+    content,
+    ...extra,
+  });
+  // Round 1: the first values, with small talk around them.
+  await send([
+    msg('dana', 'd1', day(2), 'morning! quick one before standup'),
+    msg('dana', 'd1', day(2, 11), 'For the desktop app we use Postgres as the local database.'),
+    msg('dana', 'd1', day(2, 12), 'The weather is awful today, raining all morning'),
+    { ...msg('dana', 'd1', day(2, 13), 'Got it, I will use Neovim-friendly examples.'), role: 'assistant' },
+    msg('eli', 'e1', day(2), 'For the desktop app we use MySQL.'),
+    msg('cora', 'c1', day(3), 'Our team standup is at 9:30 every day.'),
+    msg('lou', 'l1', day(20), 'The release is on Friday.'),
+    { ...msg('dana', 'd1', day(2, 14), 'We will write the API docs in Markdown.'), type: 'decision' },
+  ]);
+  // Round 2: changes, a chain's second value; a later session of Eli says nothing new.
+  await send([
+    msg('dana', 'd2', day(9), 'We moved the desktop client from Postgres to SQLite, the installer was too big.'),
+    msg('cora', 'c2', day(10), 'Standup moved to 10:00.'),
+    msg('eli', 'e2', day(9), 'thanks, that helped'),
+  ]);
+  // Round 3: the chain's third value, and a late arrival: Lou's older statement arrives after the newer one.
+  await send([msg('cora', 'c3', day(17), 'They moved it again, standup is at 10:15 from this week.'), msg('lou', 'l0', day(5), 'The release is on Thursday.')]);
+}, 400_000);
+afterAll(async () => m?.close());
+
+describe('a changed fact supersedes the old one by event time', () => {
+  it('puts the new value first in every mode and marks the old evidence as no longer current', async () => {
+    for (const mode of ['chunks', 'memories', 'auto']) {
+      const { match, results } = await recall({ user_id: 'dana', query: 'Which database does the desktop app use?', mode });
+      expect(match, mode).not.toBe('none');
+      expect(results[0]?.content, mode).toMatch(/SQLite/);
+      const stale = results.find((r) => /Postgres as the local database/.test(r.content));
+      if (stale) expect(stale, mode).toMatchObject({ current: false });
+    }
+    const chunks = (await recall({ user_id: 'dana', query: 'Which database does the desktop app use?', mode: 'chunks', include_weak: true })).results;
+    const old = chunks.find((r) => /Postgres as the local database/.test(r.content));
+    expect(old).toMatchObject({ current: false, superseded_by: expect.any(String) });
+  });
+
+  it('keeps each user to their own value', async () => {
+    const { results } = await recall({ user_id: 'eli', query: 'Which database does the desktop app use?', mode: 'memories' });
+    expect(results[0]?.content).toMatch(/MySQL/);
+    expect(results.every((r) => r.current)).toBe(true);
+  });
+
+  it('records the change as a decision that supersedes the old fact, with validity and the version chain', async () => {
+    const mems = await memoriesOf('dana');
+    const oldFact = mems.find((x) => /Postgres as the local database/.test(x.content));
+    const change = mems.find((x) => /SQLite/.test(x.content));
+    expect(change).toMatchObject({ kind: 'decision', status: 'active' });
+    expect(oldFact).toMatchObject({ status: 'superseded', superseded_by: change?.id });
+    const detail = (await getJson(`${m.url}/v1/memories/${oldFact?.id}`)).body;
+    expect(detail.status).toBe('superseded');
+  });
+
+  it('ends a chain at its newest value, and as_of answers what held at a time', async () => {
+    const now = await recall({ user_id: 'cora', query: 'When is standup?', mode: 'memories' });
+    expect(now.results[0]?.content).toMatch(/10:15/);
+    expect(now.results.some((r) => /9:30|10:00/.test(r.content))).toBe(false);
+    const between = await recall({ user_id: 'cora', query: 'When is standup?', mode: 'memories', as_of: day(12) });
+    expect(between.results[0]?.content).toMatch(/10:00/);
+    const before = await recall({ user_id: 'cora', query: 'When is standup?', mode: 'memories', as_of: day(5) });
+    expect(before.results[0]?.content).toMatch(/9:30/);
+    const history = await recall({ user_id: 'cora', query: 'When is standup?', mode: 'memories', include_history: true });
+    expect(history.results[0]?.content).toMatch(/10:15/);
+    expect(history.results.filter((r) => !r.current).map((r) => r.content)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/9:30/), expect.stringMatching(/10:00/)]),
+    );
+  });
+
+  it('keeps a late-arriving older statement as history, placed before the value that replaced it', async () => {
+    const mems = await memoriesOf('lou');
+    const thu = mems.find((x) => /Thursday/.test(x.content));
+    const fri = mems.find((x) => /Friday/.test(x.content));
+    expect(fri?.status).toBe('active');
+    expect(thu).toMatchObject({ status: 'superseded', superseded_by: fri?.id });
+    const { results } = await recall({ user_id: 'lou', query: 'What day is the release?', mode: 'memories' });
+    expect(results[0]?.content).toMatch(/Friday/);
+    const then = await recall({ user_id: 'lou', query: 'What day is the release?', mode: 'memories', as_of: day(10) });
+    expect(then.results[0]?.content).toMatch(/Thursday/);
+  });
+});
+
+describe('the match floor', () => {
+  it('answers match "none" and no results for something never said, and "weak" results on request', async () => {
+    for (const mode of ['chunks', 'memories', 'auto', 'graph']) {
+      const r = await recall({ user_id: 'dana', query: 'Who is Priya?', mode });
+      expect(r, mode).toMatchObject({ match: 'none', results: [] });
+    }
+    const weak = await recall({ user_id: 'dana', query: 'Who is Priya?', include_weak: true });
+    expect(weak.match).toBe('none');
+    expect(weak.results.length).toBeGreaterThan(0);
+  });
+
+  it('answers strong when the question is plainly stored', async () => {
+    expect((await recall({ user_id: 'dana', query: 'desktop app database' })).match).toBe('strong');
+  });
+});
+
+describe('kinds and small talk', () => {
+  it('makes no memory of greetings, weather talk, thanks or assistant acknowledgements; their chunks stay as evidence', async () => {
+    const contents = [...(await memoriesOf('dana')), ...(await memoriesOf('eli'))].map((x) => x.content).join('\n');
+    expect(contents).not.toMatch(/weather|morning|thanks|Neovim|helped/i);
+    const [chunks] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE user_id = 'dana' AND content ~ 'weather'`);
+    expect(chunks?.n).toBe(1);
+  });
+
+  it('keeps the kind an event sends: type "decision" makes a decision', async () => {
+    const docs = (await memoriesOf('dana')).find((x) => /Markdown/.test(x.content));
+    expect(docs?.kind).toBe('decision');
+  });
+});
+
+describe('a correction lowers the old evidence', () => {
+  it('ranks the corrected memory above the raw turn it corrects, in chunks and auto', async () => {
+    const before = await recall({ user_id: 'eli', query: 'Which database does the desktop app use?', mode: 'memories' });
+    const target = before.results[0] as Result;
+    const res = await fetch(`${m.url}/v1/memories/${target.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'For the desktop app we use MariaDB.' }),
+    });
+    expect(res.status).toBe(200);
+    for (const mode of ['chunks', 'auto']) {
+      const { results } = await recall({ user_id: 'eli', query: 'Which database does the desktop app use?', mode });
+      expect(results[0]?.content, mode).toMatch(/MariaDB/);
+      const raw = results.find((r) => r.type === 'chunk' && /MySQL/.test(r.content));
+      if (raw) expect(raw.current, mode).toBe(false);
+    }
+  });
+});
