@@ -12,6 +12,7 @@ import {
   importSignals,
   importWorkingMemory,
 } from '../db/sql/import.js';
+import { slotKeys, slotKeyText, type Slot } from '../domain/slots.js';
 import { ftsDocument } from '../domain/text.js';
 import { embedDocuments } from '../embeddings.js';
 import type {
@@ -211,12 +212,16 @@ async function memories(deps: Deps, s: ImportState, items: Array<Item<MemoryReco
   );
   const emb = deps.providers.embeddings;
   const rows = list.map((m, i) => {
-    const { record: _r, id, signals: _s, superseded_by: _b, embedding: _e, ...rest } = m;
+    const { record: _r, id, signals: _s, superseded_by: _b, embedding: _e, key, slot: rawSlot, ...rest } = m;
+    const slot = (rawSlot ?? null) as Slot | null;
     return {
       ...rest,
       id: s.newId('memory', id),
       subject_entity_id: m.subject_entity_id ? (s.ids.entity.get(m.subject_entity_id) ?? null) : null,
-      fts_doc: ftsDocument(m.content),
+      fts_doc: ftsDocument(`${m.content} ${slotKeyText(slot)}`),
+      key: key ?? null,
+      slot,
+      slot_keys: slot ? slotKeys(slot) : null,
       embedding: vecs[i],
       embedding_model: vecs[i] ? emb.model : null,
       embedding_dims: vecs[i] ? emb.dimensions : null,

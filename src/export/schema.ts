@@ -121,6 +121,14 @@ export const MemoryRecord = z.object({
   signals: z.object({ decay: z.number(), access_count: z.number().int().min(0), last_accessed_at: time.nullable() }).nullable(),
   embedding_model: z.string().nullable(),
   embedding: vector,
+  /**
+   * Its full-text key as PostgreSQL writes a tsvector: beside the content's words, its slot's
+   * category words and what it inherited from the versions it replaced (src/domain/slots.ts).
+   * Files written before keys were exported have none: the key is made from content and slot.
+   */
+  key: z.string().max(1_000_000).optional(),
+  /** What it states a value of (src/domain/slots.ts Slot), or null. */
+  slot: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
 export const EdgeRecord = z.object({

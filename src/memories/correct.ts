@@ -2,7 +2,9 @@ import type { Deps } from '../deps.js';
 import { withTenant } from '../db/pool.js';
 import { insertCorrectedVersion, lockMemory, type MemoryHead } from '../db/sql/correct.js';
 import { finishRun, startRun } from '../db/sql/runs.js';
-import { contentHash, ftsDocument, normalizeText } from '../domain/text.js';
+import { slotKeys, slotKeyText, slotOf } from '../domain/slots.js';
+import { contentHash, ftsDocument, ftsQuery, normalizeText } from '../domain/text.js';
+import type { MemoryKind } from '../domain/vocabulary.js';
 import { embedDocuments } from '../embeddings.js';
 import { MemloomError } from '../errors.js';
 import { MemoryId, type CorrectInput } from './schema.js';
@@ -48,6 +50,7 @@ export async function correctMemory(deps: Deps, tenantId: string, id: string, in
     const runId = await startRun(tx, { stage: 'correct', jobId: undefined, provider: deps.config.EMBEDDINGS_PROVIDER, model: embedder.model });
     const kind = input.kind ?? head.kind;
     const importance = input.importance ?? head.importance;
+    const slot = slotOf(kind as MemoryKind, input.content);
     const result = await insertCorrectedVersion(
       tx,
       id,
@@ -55,9 +58,12 @@ export async function correctMemory(deps: Deps, tenantId: string, id: string, in
         kind,
         content: input.content,
         content_hash: contentHash(normalizeText(input.content)),
-        fts_doc: ftsDocument(input.content),
+        fts_doc: ftsDocument(`${input.content} ${slotKeyText(slot)}`),
         vector: vector as number[],
         importance,
+        slot,
+        slot_keys: slot ? slotKeys(slot) : null,
+        drop: ftsQuery((head.slot?.value ?? []).join(' ')),
       },
       { model: embedder.model, dims: embedder.dimensions },
       runId,

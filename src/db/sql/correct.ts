@@ -1,3 +1,4 @@
+import type { Slot } from '../../domain/slots.js';
 import type { Queryable } from '../pool.js';
 import { vectorParam } from './vector.js';
 
@@ -9,13 +10,15 @@ export interface MemoryHead {
   kind: string;
   importance: number;
   content_hash: string;
+  slot: Slot | null;
 }
 
 /** The memory row, locked FOR UPDATE so a concurrent correction or dream waits for this one. */
 export async function lockMemory(tx: Queryable, id: string): Promise<MemoryHead | undefined> {
-  const { rows } = await tx.query<MemoryHead>('SELECT id, status, version, user_id, kind, importance, content_hash FROM memories WHERE id = $1 FOR UPDATE', [
-    id,
-  ]);
+  const { rows } = await tx.query<MemoryHead>(
+    'SELECT id, status, version, user_id, kind, importance, content_hash, slot FROM memories WHERE id = $1 FOR UPDATE',
+    [id],
+  );
   return rows[0];
 }
 
@@ -26,6 +29,11 @@ export interface CorrectedVersion {
   fts_doc: string;
   vector: number[];
   importance: number;
+  /** Its slot (src/domain/slots.ts) and index keys, or null. */
+  slot: Slot | null;
+  slot_keys: string[] | null;
+  /** Lexemes of the old value, left out of what its key takes from the old version's. */
+  drop: string[];
 }
 
 /**
@@ -35,6 +43,8 @@ export interface CorrectedVersion {
  *   so a correction may keep the text and change only kind or importance);
  * - the new version copies the old one's scope, subject, event time and expiry, with version + 1,
  *   valid_from = now() and confidence at least 0.9 (a person's correction is strong evidence);
+ *   its full-text key takes in the old one's, less the old value (`drop`), so it answers the
+ *   questions the old version did;
  * - the old row points at it (superseded_by, superseded_at = the new valid_from), the new one
  *   `replaces` it (is_progression), and provenance links and entity links are copied to the new
  *   version under `runId`.
@@ -51,13 +61,28 @@ export async function insertCorrectedVersion(
   await tx.query(`UPDATE memories SET status = 'superseded', updated_at = now() WHERE id = $1 AND status = 'active'`, [oldId]);
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO memories (dataset, user_id, agent_id, session_id, kind, content, content_hash, fts, embedding, embedding_model, embedding_dims,
-       subject_entity_id, importance, confidence, event_time, time_precision, occurred_at, valid_from, expires_at, version, run_id)
-     SELECT o.dataset, o.user_id, o.agent_id, o.session_id, $2, $3, $4, to_tsvector('simple', $5), $6::vector, $7, $8,
-       o.subject_entity_id, $9, greatest(o.confidence, 0.9), o.event_time, o.time_precision, o.occurred_at, now(), o.expires_at, o.version + 1, $10
+       subject_entity_id, importance, confidence, event_time, time_precision, occurred_at, valid_from, expires_at, version, run_id, slot, slot_keys)
+     SELECT o.dataset, o.user_id, o.agent_id, o.session_id, $2, $3, $4, to_tsvector('simple', $5) || ts_delete(o.fts, $13::text[]), $6::vector, $7, $8,
+       o.subject_entity_id, $9, greatest(o.confidence, 0.9), o.event_time, o.time_precision, o.occurred_at, now(), o.expires_at, o.version + 1, $10,
+       $11::jsonb, $12::text[]
      FROM memories o WHERE o.id = $1
      ON CONFLICT (tenant_id, coalesce(user_id, ''), content_hash) WHERE status = 'active' DO NOTHING
      RETURNING id`,
-    [oldId, v.kind, v.content, v.content_hash, v.fts_doc, vectorParam(v.vector), embedder.model, embedder.dims, v.importance, runId],
+    [
+      oldId,
+      v.kind,
+      v.content,
+      v.content_hash,
+      v.fts_doc,
+      vectorParam(v.vector),
+      embedder.model,
+      embedder.dims,
+      v.importance,
+      runId,
+      v.slot === null ? null : JSON.stringify(v.slot),
+      v.slot_keys,
+      v.drop,
+    ],
   );
   const created = rows[0];
   if (!created) {

@@ -97,7 +97,7 @@ export async function exportMemories(
             CASE WHEN sg.memory_id IS NULL THEN NULL
                  ELSE json_build_object('decay', sg.decay, 'access_count', sg.access_count,
                         'last_accessed_at', to_char(sg.last_accessed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) END AS signals,
-            m.embedding_model, CASE WHEN $5 THEN m.embedding::text END AS embedding
+            m.embedding_model, CASE WHEN $5 THEN m.embedding::text END AS embedding, m.fts::text AS key, m.slot
      FROM memories m LEFT JOIN memory_signals sg ON sg.memory_id = m.id
      WHERE ${inScope('m')} AND m.id > $3::uuid ORDER BY m.id LIMIT $4`,
     params(s, after, limit, [vectors]),

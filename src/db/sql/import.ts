@@ -89,15 +89,16 @@ export async function importMemories(tx: Queryable, rows: Array<Record<string, u
   const { rows: ins } = await tx.query<{ id: string }>(
     `INSERT INTO memories (id, dataset, user_id, agent_id, session_id, kind, content, content_hash, subject_entity_id, importance, confidence,
                            rank_weight, event_time, time_precision, occurred_at, valid_from, superseded_at, status, expires_at, is_crystal,
-                           version, fts, embedding, embedding_model, embedding_dims, created_at, updated_at)
+                           version, fts, embedding, embedding_model, embedding_dims, created_at, updated_at, slot, slot_keys)
      SELECT id, dataset, user_id, agent_id, session_id, kind, content, content_hash, subject_entity_id, importance, confidence, rank_weight,
             event_time, time_precision, occurred_at, valid_from, superseded_at, status, expires_at, is_crystal, version,
-            to_tsvector('simple', fts_doc), embedding::vector, embedding_model, embedding_dims, created_at, updated_at
+            coalesce(key::tsvector, to_tsvector('simple', fts_doc)), embedding::vector, embedding_model, embedding_dims, created_at, updated_at,
+            slot, CASE WHEN slot_keys IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(slot_keys)) END
      FROM jsonb_to_recordset(${J}) AS x(id uuid, dataset text, user_id text, agent_id text, session_id text, kind text, content text,
           content_hash text, subject_entity_id uuid, importance smallint, confidence real, rank_weight real, event_time timestamptz,
           time_precision text, occurred_at timestamptz, valid_from timestamptz, superseded_at timestamptz, status text,
           expires_at timestamptz, is_crystal boolean, version int, fts_doc text, embedding text, embedding_model text, embedding_dims int,
-          created_at timestamptz, updated_at timestamptz)
+          created_at timestamptz, updated_at timestamptz, key text, slot jsonb, slot_keys jsonb)
      ON CONFLICT DO NOTHING RETURNING id`,
     [json],
   );
