@@ -133,8 +133,9 @@ async function ask(
 ): Promise<RecallResult[]> {
   const body = { query: q.question, user_id: q.sampleId, limit: 25 };
   if (strategy === 'bm25-only' || strategy === 'vector-only') {
-    const ctx = await recallContext(deps, 'default', RecallInput.parse({ ...body, mode: 'chunks' }));
-    return recallChunks(ctx, 25, strategy === 'bm25-only' ? 'keyword' : 'vector');
+    // A single retriever as it ranks, with no floor: the baseline measures that retriever alone.
+    const ctx = await recallContext(deps, 'default', RecallInput.parse({ ...body, mode: 'chunks', include_weak: true }));
+    return (await recallChunks(ctx, 25, strategy === 'bm25-only' ? 'keyword' : 'vector')).results;
   }
   const t = performance.now();
   const res = await fetch(`${url}/v1/recall`, {

@@ -28,7 +28,7 @@ export interface TruthQuestion {
 }
 export interface TruthScenario {
   id: string;
-  set: 'tune' | 'check';
+  set: 'tune' | 'check' | 'holdout';
   about: string;
   events: TruthEvent[];
   questions: TruthQuestion[];

@@ -78,7 +78,7 @@ export function scoreMode(mode: TruthMode, runs: QuestionRun[], asOf: AsOfRun[])
 
 /** The table: per set (tune, check, all: the sets that have runs), per mode. */
 export function formatTable(runs: QuestionRun[], asOf: AsOfRun[]): string {
-  const sets = (['tune', 'check'] as const).filter((s) => runs.some((r) => r.set === s));
+  const sets = (['tune', 'check', 'holdout'] as const).filter((s) => runs.some((r) => r.set === s));
   const groups: Array<[string, QuestionRun[], AsOfRun[]]> = sets.map((s) => [s, runs.filter((r) => r.set === s), asOf.filter((a) => a.set === s)]);
   if (sets.length > 1) groups.push(['all', runs, asOf]);
   const ratio = (r: Ratio | undefined) => (r === undefined ? '–' : r.of === 0 ? 'n/a' : `${r.hit}/${r.of} ${((100 * r.hit) / r.of).toFixed(1)}%`);

@@ -20,7 +20,7 @@ export function validateScenarios(scenarios: TruthScenario[]): string[] {
     if (!ID.test(s.id)) at('the id must be lowercase letters, digits and dashes');
     if (seen.has(s.id)) at('the id is used twice');
     seen.add(s.id);
-    if (s.set !== 'tune' && s.set !== 'check') at(`unknown set ${String(s.set)}`);
+    if (s.set !== 'tune' && s.set !== 'check' && s.set !== 'holdout') at(`unknown set ${String(s.set)}`);
     if (new Set(s.events.map((e) => e.session)).size < 2) at('fewer than two sessions');
     const firstOf = new Map<string, number>();
     let last = -Infinity;

@@ -7,12 +7,16 @@ import type { Logger } from '../../../../src/logger.js';
 import { QUEUE_NAMES } from '../../../../src/queue/names.js';
 import { flagString, type ParsedArgs } from '../../args.js';
 import { startRoles } from '../serve.js';
+import { withTenant } from '../../../../src/db/pool.js';
+import type { Deps } from '../../../../src/deps.js';
+import type { Slot } from '../../../../src/domain/slots.js';
 import { TUNE_SCENARIOS, type TruthEvent, type TruthScenario } from './truth-scenarios.js';
 import { CHECK_SCENARIOS } from './truth-scenarios-check.js';
+import { HOLDOUT_SCENARIOS } from './truth-scenarios-holdout.js';
 import { AS_OF_MODE, type AsOfRun, type Answer, failures, formatTable, type QuestionRun, TRUTH_MODES } from './truth-score.js';
 import { neverSaidOverlaps, validateScenarios } from './truth-validate.js';
 
-const USAGE = 'usage: memloom bench truth [--set tune|check] [--scenarios id,id] [--misses N] [--embedder hashing|use-lite]';
+const USAGE = 'usage: memloom bench truth [--set tune|check|holdout] [--scenarios id,id] [--misses N] [--embedder hashing|use-lite]';
 const LIMIT = 10;
 
 // The boundary: only what the scoring reads. `match` may be absent on code before "current truth".
@@ -33,12 +37,13 @@ const Stats = z.object({ pending_events: z.number(), objects: z.record(z.string(
  */
 export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): Promise<void> {
   const set = flagString(args, 'set');
-  if (set !== undefined && set !== 'tune' && set !== 'check') throw new Error(USAGE);
+  if (set !== undefined && set !== 'tune' && set !== 'check' && set !== 'holdout') throw new Error(USAGE);
   const ids = flagString(args, 'scenarios')
     ?.split(',')
     .map((x) => x.trim())
     .filter(Boolean);
-  const all = [...TUNE_SCENARIOS, ...CHECK_SCENARIOS];
+  // The holdout set was written last, apart from both others, and is scored as its own set.
+  const all = [...TUNE_SCENARIOS, ...CHECK_SCENARIOS, ...HOLDOUT_SCENARIOS.map((s) => ({ ...s, set: 'holdout' as const }))];
   const problems = validateScenarios(all);
   if (problems.length > 0) throw new Error(`the truth scenarios are not sound:\n${problems.join('\n')}`);
   for (const s of all)
@@ -96,6 +101,7 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
         `${scenarios.length} scenarios, ${events} events ingested in ${ingestS.toFixed(1)} s; ${runs.length} recalls in 4 modes + ${asOf.length} as_of (top of ${LIMIT})\n\n`,
     );
     process.stdout.write(`${formatTable(runs, asOf)}\n`);
+    if (args.flags.get('explain') !== undefined) await explain(running.deps, scenarios);
     const n = Number(flagString(args, 'misses') ?? 0);
     if (n > 0) {
       const all = failures(runs, asOf);
@@ -142,5 +148,35 @@ async function idle(url: string): Promise<Record<string, number>> {
     const stats = Stats.parse(await (await fetch(`${url}/v1/stats`)).json());
     if (stats.pending_events === 0) return stats.objects;
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** `--explain`: each scenario's events, then its memories in event-time order with kind, status, slot and successor. */
+async function explain(deps: Deps, scenarios: TruthScenario[]): Promise<void> {
+  for (const s of scenarios) {
+    const users = [...new Set(s.events.map((e) => userId(s, e.user)))];
+    const { events, memories } = await withTenant(deps.db, 'default', async (tx) => ({
+      events: (
+        await tx.query<{ status: string; skip_reason: string | null; content: string }>(
+          'SELECT status, skip_reason, content FROM events WHERE user_id = ANY($1::text[]) ORDER BY occurred_at',
+          [users],
+        )
+      ).rows,
+      memories: (
+        await tx.query<{ id: string; kind: string; status: string; content: string; valid_from: Date; slot: Slot | null; superseded_by: string | null }>(
+          'SELECT id, kind, status, content, valid_from, slot, superseded_by FROM memories WHERE user_id = ANY($1::text[]) ORDER BY valid_from, created_at',
+          [users],
+        )
+      ).rows,
+    }));
+    const out = [`\n## ${s.id}`, ...events.map((e) => `  event ${e.status}${e.skip_reason ? ` (${e.skip_reason})` : ''}: ${e.content.slice(0, 100)}`)];
+    for (const r of memories) {
+      const slot = r.slot
+        ? ` [${r.slot.about.join(' ')} = ${r.slot.value.join(' ')} (${r.slot.kind})${r.slot.replaces.length ? ` replaces ${r.slot.replaces.join(' ')}` : ''}]`
+        : '';
+      const by = r.superseded_by ? ` → ${r.superseded_by.slice(0, 8)}` : '';
+      out.push(`${r.id.slice(0, 8)} ${r.valid_from.toISOString().slice(0, 10)} ${r.kind.padEnd(10)} ${r.status.padEnd(10)} ${r.content}${slot}${by}`);
+    }
+    process.stdout.write(`${out.join('\n')}\n`);
   }
 }
