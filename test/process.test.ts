@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from './support/memloom.js';
-import { freePort, spawnMemloom as spawnProcess, waitReady, type MemloomProcess } from './support/process.js';
+import { liveOwner } from '../src/db/data-dir-lock.js';
+import { freePort, ROOT, spawnMemloom as spawnProcess, waitReady, type MemloomProcess } from './support/process.js';
 
 const homes: string[] = [];
 const procs: MemloomProcess[] = [];
@@ -60,6 +62,53 @@ describe.each<[string, Record<string, string>]>([
     const stopped = await second.exited;
     expect(stopped.code).toBe(0);
     expect(second.output()).toContain('"msg":"stopped"');
+  }, 240_000);
+});
+
+/** Pids whose parent is `ppid`, from /proc. */
+function childrenOf(ppid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) out.push(Number(entry));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+describe('npm start', () => {
+  it('runs node in place of the script\u2019s shell: SIGTERM to the process npm started stops memloom, with MALLOC_ARENA_MAX set', async () => {
+    const e = await env();
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', PRETTY_LOGS: 'false', MALLOC_ARENA_MAX: '', ...e },
+      stdio: 'ignore',
+    });
+    const npmExited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)));
+    try {
+      const url = `http://127.0.0.1:${e.PORT}`;
+      for (let ready = false; !ready; await new Promise((r) => setTimeout(r, 200)))
+        ready = (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
+      const owner = await liveOwner(e.MEMLOOM_HOME as string);
+      expect(readFileSync(`/proc/${owner?.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+      const started = childrenOf(npm.pid as number);
+      expect(started).toHaveLength(1);
+      // What a supervisor or a terminal does: SIGTERM to the process npm started. A shell there
+      // would die and leave memloom running as an orphan.
+      process.kill(started[0] as number, 'SIGTERM');
+      expect(await npmExited).toBe(0);
+      expect(await liveOwner(e.MEMLOOM_HOME as string)).toBeUndefined();
+      expect(await fetch(`${url}/readyz`).catch(() => 'refused')).toBe('refused');
+      expect(started[0]).toBe(owner?.pid); // no shell in between
+    } finally {
+      const orphan = await liveOwner(e.MEMLOOM_HOME as string);
+      if (orphan) process.kill(orphan.pid, 'SIGKILL');
+      if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+    }
   }, 240_000);
 });
 
