@@ -16,6 +16,7 @@ import type {
   RecallRequest,
   ServerStats,
 } from './types.js';
+import { networkReason } from './http.js';
 import type { EventDefaults, MemloomEvent } from './wire.js';
 
 export interface ApiOptions {
@@ -178,8 +179,8 @@ async function request<T>(
     if (err instanceof MemloomError) throw err;
     if (controller.signal.aborted)
       throw new MemloomError('API_TIMEOUT', `${method} ${path} got no answer within ${o.timeoutMs} ms`, { kind: 'unavailable', cause: err });
-    const reason = err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.message) : String(err);
-    throw new MemloomError('API_UNREACHABLE', `${method} ${o.url}${path} failed: ${reason}`, {
+    const reason = networkReason(err);
+    throw new MemloomError('API_UNREACHABLE', `no memloom answers at ${o.url} (${reason}; ${method} ${path})`, {
       kind: 'unavailable',
       cause: err,
       details: { url: o.url, reason },
