@@ -24,6 +24,7 @@ const SERVER_FILES = [
   'test/feedback.test.ts',
   'test/briefing.test.ts',
   'test/bm25.test.ts',
+  'test/read-your-writes.test.ts',
 ];
 
 const project = (queues: 'redis' | 'postgres') => ({
