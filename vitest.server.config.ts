@@ -25,6 +25,7 @@ const SERVER_FILES = [
   'test/briefing.test.ts',
   'test/bm25.test.ts',
   'test/current-truth.test.ts',
+  'test/read-your-writes.test.ts',
 ];
 
 const project = (queues: 'redis' | 'postgres') => ({

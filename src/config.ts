@@ -238,6 +238,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze(parsed.data);
 }
 
+/** Hosts that refuse a request without a key: OpenAI's own API, where the `openai` providers point by default. */
+const KEYED_HOSTS = new Set(['api.openai.com']);
+
+/**
+ * An `openai` provider aimed at OpenAI itself (LLM_BASE_URL / EMBEDDINGS_BASE_URL unset, or
+ * api.openai.com) needs its key; an OpenAI-compatible server elsewhere (Ollama, vLLM, LM Studio
+ * on your own machine) may run without one, and a hosted one that needs a key answers 401, which
+ * /readyz reports. Checked by the roles that call the provider before anything starts, so a
+ * missing key is one line naming the variable, not requests failing while workers wait.
+ */
+export function checkProviderKeys(config: Config, roles: { llm: boolean; embeddings: boolean }): void {
+  const missing = (baseUrl: string | undefined, key: string | undefined) =>
+    key === undefined && (baseUrl === undefined || KEYED_HOSTS.has(new URL(baseUrl).hostname));
+  const lines: string[] = [];
+  if (roles.embeddings && config.EMBEDDINGS_PROVIDER === 'openai' && missing(config.EMBEDDINGS_BASE_URL, config.EMBEDDINGS_API_KEY))
+    lines.push(
+      'invalid EMBEDDINGS_API_KEY: expected a key with EMBEDDINGS_PROVIDER=openai and OpenAI\u2019s endpoint (set EMBEDDINGS_BASE_URL for a keyless server such as Ollama or vLLM, or EMBEDDINGS_PROVIDER=local)',
+    );
+  if (roles.llm && config.LLM_PROVIDER === 'openai' && missing(config.LLM_BASE_URL, config.LLM_API_KEY))
+    lines.push(
+      'invalid LLM_API_KEY: expected a key with LLM_PROVIDER=openai and OpenAI\u2019s endpoint (set LLM_BASE_URL for a keyless server such as Ollama or vLLM, or LLM_PROVIDER=heuristic)',
+    );
+  if (lines.length > 0) throw new ConfigError(lines.join('\n'));
+}
+
 export function isEmbedded(config: Config): boolean {
   return config.DATABASE_URL === undefined;
 }

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { ROOT } from './support/process.js';
@@ -150,6 +151,16 @@ describe('agent hook (Claude Code command hooks)', () => {
       { timeoutMs: 60_000, what: 'the session_end line to be stored' },
     );
     expect(events).toBe(1 + 3);
+    // The session end is kept as the session's metadata, not as something to recall.
+    await waitFor(async () => (await getJson(`${m.url}/v1/stats`, auth)).body.pending_events === 0, { timeoutMs: 60_000, what: 'processing' });
+    expect((await recallChunks('session ended exit')).filter((c) => c.includes('Session ended'))).toEqual([]);
+    const marker = await withTenant(m.deps.db, 'hooks', async (tx) => {
+      const { rows } = await tx.query<{ status: string; skip_reason: string; metadata: unknown; chunks: number }>(
+        `SELECT status, skip_reason, metadata, (SELECT count(*)::int FROM chunks c WHERE c.event_id = e.id) AS chunks FROM events e WHERE type = 'session_end'`,
+      );
+      return rows;
+    });
+    expect(marker).toEqual([{ status: 'skipped', skip_reason: 'marker', metadata: { reason: 'exit' }, chunks: 0 }]);
   });
 
   it('with MEMLOOM_HOOK_RECALL, a prompt also brings the best memories for it as context', async () => {
@@ -174,5 +185,33 @@ describe('agent hook (Claude Code command hooks)', () => {
     const unknown = await hook({ hook_event_name: 'Notification' });
     expect(unknown.code).toBe(0);
     expect(unknown.stderr).toContain('unknown hook event');
+  });
+
+  it('without MEMLOOM_USER_ID, says so on stderr once per session and still records', async () => {
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'memloom-hook-tmp-'));
+    const unwatched = await mkdtemp(path.join(os.tmpdir(), 'memloom-hook-events-'));
+    try {
+      const env = { MEMLOOM_USER_ID: '', TMPDIR: tmp, EVENTS_DIR: unwatched };
+      const warning = /^memloom-hook: MEMLOOM_USER_ID is not set: events are recorded without a user/;
+      const start = await hook({ session_id: 'anon-1', hook_event_name: 'SessionStart', source: 'startup' }, env);
+      expect(start.code).toBe(0);
+      expect(start.stderr).toMatch(warning);
+      expect(start.stderr.trim().split('\n')).toHaveLength(1);
+      const prompt = await hook({ session_id: 'anon-1', hook_event_name: 'UserPromptSubmit', prompt: 'Deploy Heron to Oslo on Monday.' }, env);
+      expect(prompt).toMatchObject({ code: 0, stderr: '' });
+      const recorded = JSON.parse(await readFile(path.join(unwatched, 'hooks', 'agent-hook', 'anon-1.jsonl'), 'utf8'));
+      expect(recorded).toMatchObject({ content: 'Deploy Heron to Oslo on Monday.' });
+      expect(recorded.user_id).toBeUndefined();
+      // Another session is told again; a configured user is never warned.
+      expect((await hook({ session_id: 'anon-2', hook_event_name: 'UserPromptSubmit', prompt: 'Hello there.' }, env)).stderr).toMatch(warning);
+      const withUser = await hook(
+        { session_id: 'anon-3', hook_event_name: 'UserPromptSubmit', prompt: 'Hello again.' },
+        { TMPDIR: tmp, EVENTS_DIR: unwatched },
+      );
+      expect(withUser.stderr).toBe('');
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+      await rm(unwatched, { recursive: true, force: true });
+    }
   });
 });

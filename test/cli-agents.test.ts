@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,9 +131,24 @@ describe('memloom CLI against a running instance', () => {
     expect(r.stdout).toMatch(/^Usage: memloom stats/);
   });
 
-  it('says clearly when no memloom answers', async () => {
-    const r = await memloom(['stats'], { MEMLOOM_URL: 'http://127.0.0.1:9' });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/memloom stats: GET http:\/\/127\.0\.0\.1:9\/v1\/stats failed/);
+  it('says in one line which URL did not answer and what to do', async () => {
+    // A port nothing listens on: taken from the system, then let go.
+    const nowhere = createServer();
+    await new Promise<void>((resolve) => nowhere.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(nowhere.address() as { port: number }).port}`;
+    await new Promise<void>((resolve) => nowhere.close(() => resolve()));
+    const hint = 'Start memloom (npm start, or memloom start), or point --url or MEMLOOM_URL at the one that runs.';
+    for (const [args, call] of [
+      [['stats'], '; GET /v1/stats'],
+      [['recall', 'anything'], '; POST /v1/recall'],
+      [['forget', '--user', 'u', '--url', url], ''],
+    ] as const) {
+      const r = await memloom([...args], { MEMLOOM_URL: url });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toBe(`memloom ${args[0]}: no memloom answers at ${url} (ECONNREFUSED${call}). ${hint}\n`);
+    }
+    // A port fetch refuses to call at all: the reason is still named.
+    const bad = await memloom(['stats'], { MEMLOOM_URL: 'http://127.0.0.1:9' });
+    expect(bad.stderr).toBe(`memloom stats: no memloom answers at http://127.0.0.1:9 (bad port; GET /v1/stats). ${hint}\n`);
   });
 });

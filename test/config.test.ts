@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, checkProviderKeys, loadConfig } from '../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults with an empty environment', () => {
@@ -46,5 +46,33 @@ describe('configuration', () => {
 
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ REDIS_URL: '', PORT: '' }).PORT).toBe(8787);
+  });
+
+  it('wants a key for an openai provider aimed at OpenAI, and none for a server of your own', () => {
+    const both = { llm: true, embeddings: true };
+    const problems = (env: Record<string, string>, roles = both) => {
+      try {
+        checkProviderKeys(loadConfig(env), roles);
+        return [];
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message.split('\n').map((l) => l.slice(0, l.indexOf(':')));
+      }
+    };
+    expect(problems({})).toEqual([]);
+    expect(problems({ LLM_PROVIDER: 'openai' })).toEqual(['invalid LLM_API_KEY']);
+    expect(problems({ EMBEDDINGS_PROVIDER: 'openai', LLM_PROVIDER: 'openai' })).toEqual(['invalid EMBEDDINGS_API_KEY', 'invalid LLM_API_KEY']);
+    expect(problems({ LLM_PROVIDER: 'openai', LLM_BASE_URL: 'https://api.openai.com/v1' })).toEqual(['invalid LLM_API_KEY']);
+    expect(problems({ LLM_PROVIDER: 'openai', LLM_API_KEY: 'sk-x' })).toEqual([]);
+    // Ollama, vLLM, LM Studio: an OpenAI-compatible server elsewhere may take no key.
+    expect(problems({ LLM_PROVIDER: 'openai', LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })).toEqual([]);
+    expect(problems({ EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: 'http://gpu-box:8000/v1' })).toEqual([]);
+    // Only the roles that call a provider need it: the API embeds queries but never calls the LLM.
+    expect(problems({ LLM_PROVIDER: 'openai' }, { llm: false, embeddings: true })).toEqual([]);
+    expect(problems({ EMBEDDINGS_PROVIDER: 'openai' }, { llm: false, embeddings: false })).toEqual([]);
+    // The key's value is never in the message.
+    expect(() => checkProviderKeys(loadConfig({ LLM_PROVIDER: 'openai', EMBEDDINGS_PROVIDER: 'openai', LLM_API_KEY: 'sk-secret' }), both)).toThrow(
+      /^invalid EMBEDDINGS_API_KEY: [^\n]*$/,
+    );
   });
 });

@@ -1,10 +1,12 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireDataDirLock, liveOwner, lockPath } from '../src/db/data-dir-lock.js';
 import { MemloomError } from '../src/errors.js';
-import { freePort, spawnMemloom, waitReady, type MemloomProcess } from './support/process.js';
+import { freePort, ROOT, spawnMemloom, waitReady, type MemloomProcess } from './support/process.js';
 
 /**
  * One process owns an embedded data directory (issue 19): a second memloom, doctor, migrate or
@@ -13,7 +15,10 @@ import { freePort, spawnMemloom, waitReady, type MemloomProcess } from './suppor
  */
 const homes: string[] = [];
 const procs: MemloomProcess[] = [];
+const parents: ChildProcess[] = [];
 afterAll(async () => {
+  // Killing a parent that never waits hands its zombie to init, which reaps it.
+  for (const p of parents) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   for (const p of procs)
     if (p.child.exitCode === null && p.child.signalCode === null) {
       p.child.kill('SIGKILL');
@@ -26,6 +31,49 @@ async function home(): Promise<string> {
   const h = await mkdtemp(path.join(os.tmpdir(), 'memloom-lock-'));
   homes.push(h);
   return h;
+}
+
+/** State of a process from /proc/<pid>/stat (R, S, Z…), or undefined once it is gone. */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Runs `command` under a parent that never reaps: sh starts it in the background, writes its pid
+ * to a file, then becomes `sleep`, which never calls wait(), so once killed it stays a zombie.
+ */
+async function underNonReapingParent(command: string, dir: string, env: Record<string, string>): Promise<number> {
+  const pidFile = path.join(dir, `child-${parents.length}.pid`);
+  const parent = spawn('sh', ['-c', `${command} & echo $! > "${pidFile}"; exec sleep 600`], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  parents.push(parent);
+  return until('the child pid', async () => {
+    const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+    return pid > 0 ? pid : undefined;
+  });
+}
+
+async function killToZombie(pid: number): Promise<void> {
+  process.kill(pid, 'SIGKILL');
+  await until(`pid ${pid} to be a zombie`, () => (procState(pid) === 'Z' ? true : undefined), 30_000);
 }
 
 async function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -58,6 +106,25 @@ describe('the data directory lock', () => {
     await taken.release();
     // Half a file (killed mid-write) is stale too.
     await writeFile(lockPath(h), '{"pid": 12');
+    await (await acquireDataDirLock(h)).release();
+  });
+
+  it('takes over a lock whose process is a zombie: killed, its parent not (yet) reaping it', async () => {
+    const h = await home();
+    const pid = await underNonReapingParent('sleep 600', h, {});
+    const stat = await until('the sleeper', () => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        return undefined;
+      }
+    });
+    const started = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    await writeFile(lockPath(h), JSON.stringify({ pid, started }));
+    expect((await liveOwner(h))?.pid).toBe(pid);
+    await killToZombie(pid);
+    process.kill(pid, 0); // a zombie still answers: this alone cannot tell it from a live owner
+    expect(await liveOwner(h)).toBeUndefined();
     await (await acquireDataDirLock(h)).release();
   });
 
@@ -100,5 +167,30 @@ describe('the data directory lock', () => {
     next.child.kill('SIGTERM');
     expect((await next.exited).code).toBe(0);
     expect(await liveOwner(h)).toBeUndefined();
+  }, 300_000);
+
+  it('starts at once after kill -9 while the killed memloom is still an unreaped zombie', async () => {
+    const h = await home();
+    const env = { MEMLOOM_HOME: h, EVENTS_DIR: path.join(h, 'events'), LOG_LEVEL: 'warn', PRETTY_LOGS: 'false' };
+    const port = await freePort();
+    const pid = await underNonReapingParent(`"${process.execPath}" bin/memloom.js start > "${path.join(h, 'first.log')}" 2>&1`, h, {
+      ...env,
+      PORT: String(port),
+    });
+    await until('the first memloom to be ready', async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      return res?.status === 200 ? true : undefined;
+    });
+    expect(JSON.parse(await readFile(lockPath(h), 'utf8')).pid).toBe(pid);
+    await killToZombie(pid);
+
+    // Right away, on the same MEMLOOM_HOME: the lock still names the zombie's pid.
+    const next = spawnMemloom(['start'], { ...env, PORT: String(await freePort()) });
+    procs.push(next);
+    await waitReady(next);
+    expect(procState(pid)).toBe('Z'); // the zombie was there all along
+    expect(next.output()).not.toContain('DATABASE_IN_USE');
+    next.child.kill('SIGTERM');
+    expect((await next.exited).code).toBe(0);
   }, 300_000);
 });

@@ -82,7 +82,8 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
     { name: 'recall', args: { query: 'x', limit: 'ten' } },
     { name: 'remember', args: {} },
     { name: 'forget', args: { session_id: 's', dataset: 'd' } },
-    { name: 'forget', args: { memory_id: 'not-a-uuid' } },
+    { name: 'forget', args: { id: 'not-a-uuid' } },
+    { name: 'forget', args: {} },
   ]) {
     const r = await call(c, bad.name, bad.args);
     expect(r.isError, `${bad.name} ${JSON.stringify(bad.args)}`).toBe(true);
@@ -90,14 +91,33 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
   }
   expect((await c.listTools()).tools).toHaveLength(4);
 
-  const forgotten = await call(c, 'forget', { memory_id: memoryId });
+  const forgotten = await call(c, 'forget', { id: memoryId });
   expect(forgotten.isError).toBeFalsy();
   expect(text(forgotten)).toMatch(/^Forgotten: .*1 memories/);
-  const again = await call(c, 'forget', { memory_id: memoryId });
-  expect(again.isError).toBe(true);
-  expect(text(again)).toMatch(/^MEMORY_NOT_FOUND/);
+  const again = await call(c, 'forget', { id: memoryId });
+  expect(again.isError).toBeFalsy();
+  expect(text(again)).toMatch(/^Nothing to forget/);
   const after = await call(c, 'recall', { query: 'which memory store did we decide on', mode: 'memories' });
   expect(text(after)).not.toContain(memoryId);
+
+  // recall's default mode returns chunks: forget takes their ids too, and the event goes with them.
+  await call(c, 'remember', { content: `The ${marker} staging cluster is called Heron and runs in Oslo.` });
+  const chunkLine = await waitFor(
+    async () => {
+      const r = await call(c, 'recall', { query: `${marker} staging cluster Heron` });
+      return text(r)
+        .split('\n')
+        .find((l) => l.includes('Heron') && l.startsWith('1. [chunk'));
+    },
+    { timeoutMs: 60_000, what: 'the remembered note to be recallable as a chunk' },
+  );
+  const chunkId = /\(id ([0-9a-f-]{36})\)$/.exec(chunkLine)?.[1];
+  expect(chunkId).toBeDefined();
+  const chunkForgotten = await call(c, 'forget', { id: chunkId });
+  expect(chunkForgotten.isError, text(chunkForgotten)).toBeFalsy();
+  expect(text(chunkForgotten)).toMatch(/^Forgotten: 1 events, 1 chunks/);
+  expect(text(await call(c, 'recall', { query: `${marker} staging cluster Heron` }))).not.toContain('Heron');
+  expect(text(await call(c, 'forget', { id: chunkId }))).toMatch(/^Nothing to forget/);
 }
 
 describe('MCP over stdio (memloom mcp)', () => {

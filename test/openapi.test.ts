@@ -51,6 +51,14 @@ describe('OpenAPI document', () => {
     expect(recall.additionalProperties).toBe(false);
     const exportParams = body.paths['/v1/export'].get.parameters.map((p: { name: string }) => p.name);
     expect(exportParams).toEqual(['format', 'user_id', 'dataset', 'vectors']);
+    const events = body.paths['/v1/events'].post;
+    expect(events.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required])).toEqual([
+      ['wait', false],
+      ['timeout_ms', false],
+    ]);
+    expect(events.parameters[0].schema.enum).toEqual(['searchable']);
+    expect(events.parameters[1].schema).toMatchObject({ minimum: 0, maximum: 30_000, default: 5_000 });
+    expect(events.responses['202'].content['application/json'].schema.properties.searchable.type).toBe('boolean');
     const memoryGet = body.paths['/v1/memories/{id}'].get;
     expect(memoryGet.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
     expect(body.paths['/healthz'].get.security).toEqual([]);

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { isMemloomError } from '../../src/errors.js';
 import { parseArgs } from './args.js';
+import { UNREACHABLE_HINT } from './remote.js';
 import { booleanFlags, commandUsage, findCommand, globalUsage, unknownFlags } from './registry.js';
 
 async function main(): Promise<void> {
@@ -56,7 +57,9 @@ async function main(): Promise<void> {
       return;
     }
     if (isMemloomError(err)) {
-      process.stderr.write(`memloom ${spec.name}: ${err.message}\n`);
+      // "fetch failed" alone told nobody where memloom was expected or what to do.
+      const hint = err.code === 'API_UNREACHABLE' ? `${err.message.endsWith('.') ? '' : '.'} ${UNREACHABLE_HINT}` : '';
+      process.stderr.write(`memloom ${spec.name}: ${err.message}${hint}\n`);
       log.debug({ err }, 'command failed');
     } else log.error({ err }, 'command failed');
     log.flush?.();

@@ -1,6 +1,8 @@
 import { isEmbedded, type Config } from '../../src/config.js';
 import { inUseError, liveOwner } from '../../src/db/data-dir-lock.js';
+import { MemloomError } from '../../src/errors.js';
 import { createApi, type MemloomApi } from '../client/api.js';
+import { networkReason } from '../client/http.js';
 import { flagString, type ParsedArgs } from './args.js';
 
 /** Flags of every command that talks to a running memloom over HTTP. */
@@ -19,6 +21,15 @@ export function remoteTarget(config: Config, args: ParsedArgs): { url: string; a
   const url = (flagString(args, 'url') ?? process.env.MEMLOOM_URL ?? defaultUrl(config)).replace(/\/+$/, '');
   return { url, apiKey: flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY };
 }
+
+/** API_UNREACHABLE as the client reports it, for commands that call fetch themselves. */
+export function unreachable(url: string, err: unknown): MemloomError {
+  const reason = networkReason(err);
+  return new MemloomError('API_UNREACHABLE', `no memloom answers at ${url} (${reason})`, { kind: 'unavailable', cause: err, details: { url, reason } });
+}
+
+/** What to do when a command finds no memloom: appended to its API_UNREACHABLE line. */
+export const UNREACHABLE_HINT = 'Start memloom (npm start, or memloom start), or point --url or MEMLOOM_URL at the one that runs.';
 
 /** The typed client of a running memloom: CLI commands never open the database themselves. */
 export function remoteApi(config: Config, args: ParsedArgs, timeoutMs = 60_000): MemloomApi & { url: string } {

@@ -16,7 +16,8 @@ import type {
   RecallRequest,
   ServerStats,
 } from './types.js';
-import type { MemloomEvent } from './wire.js';
+import { networkReason } from './http.js';
+import type { EventDefaults, MemloomEvent } from './wire.js';
 
 export interface ApiOptions {
   /** Base URL without a trailing slash. */
@@ -24,6 +25,12 @@ export interface ApiOptions {
   apiKey?: string | undefined;
   fetch: typeof fetch;
   timeoutMs: number;
+  /**
+   * The client's scope (createMemloom's `defaults`): events get every field they leave out; reads,
+   * exports and a session's forget get `user_id` and `dataset` when they name none, so a client
+   * made for one user never reads or forgets another user's memory by leaving the field out.
+   */
+  defaults?: EventDefaults;
 }
 
 /**
@@ -31,10 +38,12 @@ export interface ApiOptions {
  * MemloomError carrying the API's stable `code` (or API_UNREACHABLE / API_TIMEOUT) on failure.
  */
 export interface MemloomApi {
-  /** POST /v1/events, awaited: resolves once the events are durably stored (not yet processed). */
+  /** POST /v1/events, awaited: resolves once the events are durably stored (not yet processed). Fields an event leaves out come from `defaults`. */
   sendEvents(events: MemloomEvent | MemloomEvent[]): Promise<EventsAnswer>;
+  /** Without `user_id` / `dataset`: those of `defaults` (none there: every user, every dataset). */
   recall(request: RecallRequest): Promise<RecallAnswer>;
   memories: {
+    /** Without `user_id` / `dataset`: those of `defaults`. */
     list(query?: MemoryListQuery): Promise<MemoryPage>;
     get(id: string): Promise<MemoryDetail>;
     /** A correction: a new version supersedes the memory. */
@@ -42,9 +51,13 @@ export interface MemloomApi {
     delete(id: string): Promise<ForgetAnswer>;
     restore(id: string): Promise<Record<string, unknown>>;
   };
+  /**
+   * `{session_id}` alone is the session of `defaults.user_id` (when set). An event, a user or a
+   * dataset is forgotten as named: `{dataset}` covers every user of the dataset.
+   */
   forget(scope: ForgetScope): Promise<ForgetAnswer>;
   feedback(request: FeedbackRequest): Promise<FeedbackAnswer>;
-  /** The user's working memory as Markdown; null while there is none yet. */
+  /** The user's working memory as Markdown (default: `defaults.user_id`); null while there is none yet. */
   workingMemory(userId?: string): Promise<string | null>;
   serverStats(): Promise<ServerStats>;
   graph: {
@@ -57,7 +70,7 @@ export interface MemloomApi {
     source?: 'file' | 'job' | 'http';
     before?: string;
   }): Promise<{ dead_letters: Array<Record<string, unknown>>; next_before: string | null }>;
-  /** GET /v1/export as a stream of bytes (JSON lines or Markdown). */
+  /** GET /v1/export as a stream of bytes (JSON lines or Markdown); without `user_id` / `dataset`: those of `defaults`. */
   exportStream(options?: ExportOptions): Promise<ReadableStream<Uint8Array>>;
   /** POST /v1/import with JSON lines (a string, bytes, or a stream of bytes). */
   importData(body: string | Uint8Array | ReadableStream<Uint8Array>): Promise<ImportAnswer>;
@@ -69,21 +82,28 @@ export function createApi(o: ApiOptions): MemloomApi {
   const call = <T>(method: string, path: string, opts: { query?: Query; body?: unknown; raw?: RawBody; accept?: 'json' | 'text' | 'stream' } = {}) =>
     request<T>(o, method, path, opts);
   const id = (v: string) => encodeURIComponent(v);
+  const defaults = o.defaults ?? {};
+  const scope = { user_id: defaults.user_id, dataset: defaults.dataset };
   return {
-    sendEvents: (events) => call('POST', '/v1/events', { body: Array.isArray(events) ? { events } : events }),
-    recall: (r) => call('POST', '/v1/recall', { body: r }),
+    sendEvents: (events) =>
+      call('POST', '/v1/events', { body: Array.isArray(events) ? { events: events.map((e) => filled(e, defaults)) } : filled(events, defaults) }),
+    recall: (r) => call('POST', '/v1/recall', { body: filled(r, scope) }),
     memories: {
-      list: (q = {}) => call('GET', '/v1/memories', { query: { ...q, kind: Array.isArray(q.kind) ? q.kind.join(',') : q.kind } }),
+      list: (q = {}) => {
+        const query = filled(q, scope);
+        return call('GET', '/v1/memories', { query: { ...query, kind: Array.isArray(query.kind) ? query.kind.join(',') : query.kind } });
+      },
       get: (m) => call('GET', `/v1/memories/${id(m)}`),
       update: (m, c) => call('PATCH', `/v1/memories/${id(m)}`, { body: c }),
       delete: (m) => call('DELETE', `/v1/memories/${id(m)}`),
       restore: (m) => call('POST', `/v1/memories/${id(m)}/restore`, { body: {} }),
     },
-    forget: (scope) => call('POST', '/v1/forget', { body: scope }),
+    // A session id is unique only within its user: alone, it is the client's user's session.
+    forget: (s) => call('POST', '/v1/forget', { body: 'session_id' in s ? filled(s, { user_id: defaults.user_id }) : s }),
     feedback: (f) => call('POST', '/v1/feedback', { body: f }),
     async workingMemory(userId) {
       try {
-        return await call<string>('GET', '/v1/working-memory', { query: { user_id: userId }, accept: 'text' });
+        return await call<string>('GET', '/v1/working-memory', { query: { user_id: userId ?? defaults.user_id }, accept: 'text' });
       } catch (err) {
         if (err instanceof MemloomError && err.code === 'WORKING_MEMORY_EMPTY') return null;
         throw err;
@@ -96,10 +116,23 @@ export function createApi(o: ApiOptions): MemloomApi {
       schema: () => call('GET', '/v1/schema'),
     },
     deadLetters: (q = {}) => call('GET', '/v1/dead-letters', { query: q }),
-    exportStream: (x = {}) =>
-      call('GET', '/v1/export', { query: { format: x.format, user_id: x.user_id, dataset: x.dataset, vectors: x.vectors }, accept: 'stream' }),
+    exportStream: (x = {}) => {
+      const q = filled(x, scope);
+      return call('GET', '/v1/export', { query: { format: q.format, user_id: q.user_id, dataset: q.dataset, vectors: q.vectors }, accept: 'stream' });
+    },
     importData: (body) => call('POST', '/v1/import', { raw: { body, type: 'application/x-ndjson' } }),
   };
+}
+
+/**
+ * `value` with each field of `defaults` it leaves undefined filled in. Anything but a plain
+ * object goes as it is: the API names what is wrong with it.
+ */
+function filled<T>(value: T, defaults: Record<string, unknown>): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(defaults)) if (v !== undefined && out[k] === undefined) out[k] = v;
+  return out as T;
 }
 
 interface RawBody {
@@ -146,8 +179,8 @@ async function request<T>(
     if (err instanceof MemloomError) throw err;
     if (controller.signal.aborted)
       throw new MemloomError('API_TIMEOUT', `${method} ${path} got no answer within ${o.timeoutMs} ms`, { kind: 'unavailable', cause: err });
-    const reason = err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.message) : String(err);
-    throw new MemloomError('API_UNREACHABLE', `${method} ${o.url}${path} failed: ${reason}`, {
+    const reason = networkReason(err);
+    throw new MemloomError('API_UNREACHABLE', `no memloom answers at ${o.url} (${reason}; ${method} ${path})`, {
       kind: 'unavailable',
       cause: err,
       details: { url: o.url, reason },

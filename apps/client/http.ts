@@ -25,6 +25,20 @@ export type Answer =
   | { kind: 'retry'; afterMs: number | undefined; error: MemloomError }
   | { kind: 'fatal'; error: MemloomError };
 
+/**
+ * Why a fetch failed, as short as the network layer says it: ECONNREFUSED, ENOTFOUND, "bad port"
+ * (undici wraps the reason in `cause`; a refused connection to a name with several addresses is
+ * an AggregateError whose parts carry the code).
+ */
+export function networkReason(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
+  const code = cause?.code ?? cause?.errors?.find((e) => typeof e.code === 'string')?.code;
+  if (typeof code === 'string') return code;
+  if (typeof cause?.message === 'string' && cause.message !== '') return cause.message;
+  return err.name === 'TimeoutError' || err.name === 'AbortError' ? 'timeout' : err.message;
+}
+
 /** Posts one batch. Never throws: network failures and timeouts come back as `retry`. */
 export async function postEvents(batch: readonly WireEvent[], o: HttpOptions): Promise<Answer> {
   let res: Response;
@@ -35,11 +49,11 @@ export async function postEvents(batch: readonly WireEvent[], o: HttpOptions): P
     res = await o.fetch(`${o.url}/v1/events`, { method: 'POST', headers, body: batchBody(batch), signal: AbortSignal.timeout(o.timeoutMs) });
     text = await res.text();
   } catch (err) {
-    const reason = err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.name) : 'unknown';
+    const reason = networkReason(err);
     return {
       kind: 'retry',
       afterMs: undefined,
-      error: new MemloomError('API_UNREACHABLE', `POST ${o.url}/v1/events failed: ${reason}`, {
+      error: new MemloomError('API_UNREACHABLE', `no memloom answers at ${o.url} (${reason}; POST /v1/events)`, {
         kind: 'unavailable',
         cause: err,
         details: { url: o.url, reason },

@@ -7,7 +7,7 @@
  *
  *   const memloom = createMemloom({ defaults: { user_id: 'u-42', agent_id: 'claude-code' } });
  *   memloom.event({ content: 'We chose PostgreSQL for the store.', type: 'decision' });
- *   const { results } = await memloom.recall({ query: 'which database?', user_id: 'u-42' });
+ *   const { results } = await memloom.recall({ query: 'which database?' });   // u-42's memory
  *   await memloom.close();
  */
 import path from 'node:path';
@@ -30,7 +30,11 @@ export interface MemloomClientOptions {
   url?: string;
   /** Sent as `Authorization: Bearer <key>`. */
   apiKey?: string;
-  /** Applied to events that do not set these fields. */
+  /**
+   * The client's scope. Events get each of these fields they do not set (event(), sendEvents());
+   * recall, memories.list, workingMemory and exportStream get `user_id` and `dataset` when they
+   * name none, and forget({session_id}) is `user_id`'s session.
+   */
   defaults?: EventDefaults;
   /** Events per request (1–1000). Default 100. */
   batchSize?: number;
@@ -105,7 +109,7 @@ export function createMemloom(opts: MemloomClientOptions = {}): MemloomClient {
   const unregister = opts.flushOnExit === false ? () => undefined : registerForExit(sender);
 
   return {
-    ...createApi({ url, apiKey: opts.apiKey, fetch: fetchFn, timeoutMs }),
+    ...createApi({ url, apiKey: opts.apiKey, fetch: fetchFn, timeoutMs, defaults }),
     event(e) {
       const wire = toWireEvent(e, defaults); // never throws
       const id = wire.ok ? wire.event.id : wire.id;

@@ -106,8 +106,11 @@ export interface MemoryCorrection {
   importance?: number;
 }
 
-/** A session is identified within its user: give user_id with session_id when several users share session ids. */
-export type ForgetScope = { event_id: string } | { session_id: string; user_id?: string } | { user_id: string } | { dataset: string };
+/**
+ * A session is identified within its user: give user_id with session_id when several users share
+ * session ids. A chunk id (a `chunks` recall result) forgets the event the chunk was cut from.
+ */
+export type ForgetScope = { event_id: string } | { chunk_id: string } | { session_id: string; user_id?: string } | { user_id: string } | { dataset: string };
 
 export interface ForgetAnswer {
   nothing_to_forget: boolean;

@@ -8,7 +8,11 @@
  *   for it as context.
  * - Stop: records the assistant's last reply (read from the transcript, keyed by its uuid).
  * - PostToolUse: records the tool call (only if configured for it).
- * - SessionEnd: records the end of the session and flushes the session file to disk.
+ * - SessionEnd: records the end of the session (a `session_end` marker: metadata of the session,
+ *   never a chunk or a memory) and flushes the session file to disk.
+ *
+ * Without MEMLOOM_USER_ID events carry no user and the working memory loaded is that of events
+ * without a user (usually none): the hook says so on stderr, once per session.
  *
  * Events are appended to EVENTS_DIR (durable at once, no server needed; the watcher ingests them)
  * when EVENTS_DIR is set, else posted to MEMLOOM_URL. A hook never fails the agent: every problem
@@ -16,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { briefingFileName } from '../../src/domain/briefing-file.js';
 import { createApi } from '../client/api.js';
@@ -45,6 +50,28 @@ const ALIASES: Record<string, string> = {
   'session-end': 'SessionEnd',
 };
 
+const KNOWN_EVENTS = new Set(Object.values(ALIASES));
+
+/**
+ * One line on stderr the first time a session's hook runs without MEMLOOM_USER_ID. Each hook event
+ * is its own process, so "once" is a marker file per session under the temporary directory; when
+ * it cannot be written the hook warns every time rather than never.
+ */
+function warnNoUserOnce(env: HookEnv, session: string | undefined, io: HookIo): void {
+  const dir = path.join(env.TMPDIR || os.tmpdir(), `memloom-hook-${process.getuid?.() ?? 'user'}`);
+  const key = createHash('sha256').update(session ?? '');
+  const marker = path.join(dir, `no-user-${key.digest('hex').slice(0, 16)}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    closeSync(openSync(marker, 'wx'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+  }
+  io.stderr(
+    'memloom-hook: MEMLOOM_USER_ID is not set: events are recorded without a user and no user’s working memory is loaded; set it in the hook’s env (docs/agents.md)\n',
+  );
+}
+
 export interface HookEnv {
   [name: string]: string | undefined;
 }
@@ -66,7 +93,7 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
   }
   const name = ALIASES[argv[0] ?? ''] ?? argv[0] ?? input.hook_event_name ?? '';
   const env = io.env;
-  const user = env.MEMLOOM_USER_ID;
+  const user = env.MEMLOOM_USER_ID?.trim() || undefined;
   const agent = env.MEMLOOM_AGENT_ID ?? 'claude-code';
   const session = input.session_id ?? env.MEMLOOM_SESSION_ID;
   const api = createApi({
@@ -84,6 +111,8 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
       io,
       api,
     );
+
+  if (!user && KNOWN_EVENTS.has(name)) warnNoUserOnce(env, session, io);
 
   switch (name) {
     case 'SessionStart': {
@@ -120,7 +149,15 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
       return;
     }
     case 'SessionEnd':
-      await record([{ type: 'session_end', role: 'system', content: `Session ended${input.reason ? ` (${input.reason})` : ''}.` }]);
+      // A marker (src/domain/routing.ts): stored with the session, skipped at triage.
+      await record([
+        {
+          type: 'session_end',
+          role: 'system',
+          content: `Session ended${input.reason ? ` (${input.reason})` : ''}.`,
+          metadata: { reason: input.reason ?? null },
+        },
+      ]);
       return;
     default:
       io.stderr(`memloom-hook: unknown hook event "${name}"; expected SessionStart, UserPromptSubmit, Stop, PostToolUse or SessionEnd\n`);

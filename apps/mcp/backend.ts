@@ -1,5 +1,6 @@
 import { MemloomError } from '../../src/errors.js';
 import type { MemloomApi } from '../client/api.js';
+import type { ForgetAnswer } from '../client/types.js';
 import type { MemloomClient } from '../client/index.js';
 import type { McpBackend } from './tools.js';
 
@@ -23,7 +24,21 @@ export function clientBackend(api: MemloomApi & Partial<Pick<MemloomClient, 'eve
       return { id, status: 'stored' };
     },
     recall: (r) => api.recall(r),
-    forget: (scope) => ('memory_id' in scope ? api.memories.delete(scope.memory_id) : api.forget(scope)),
+    forget: (scope) => ('id' in scope ? forgetResult(api, scope.id) : api.forget(scope)),
     workingMemory: (userId) => api.workingMemory(userId),
   };
+}
+
+/**
+ * A recall result's id: a memory (`memories`, `auto`) is deleted; a chunk (`chunks`, `auto`) is
+ * forgotten with the event it was cut from. Ids are UUIDs of either table, so the memory is tried
+ * first and an unknown one falls through to the chunk; neither is `nothing_to_forget`.
+ */
+async function forgetResult(api: MemloomApi, id: string): Promise<ForgetAnswer> {
+  try {
+    return await api.memories.delete(id);
+  } catch (err) {
+    if (!(err instanceof MemloomError) || err.code !== 'MEMORY_NOT_FOUND') throw err;
+  }
+  return api.forget({ chunk_id: id });
 }

@@ -13,7 +13,8 @@ export interface McpBackend {
   /** Fire-and-forget: resolves as soon as the event is queued (stdio) or stored (HTTP), never after processing. */
   remember(event: MemloomEvent): Promise<{ id: string; status: 'queued' | 'stored' }>;
   recall(request: RecallRequest): Promise<RecallAnswer>;
-  forget(scope: ForgetScope | { memory_id: string }): Promise<ForgetAnswer>;
+  /** `id`: a recall result's id (a memory, or a chunk whose event goes); otherwise a scope of POST /v1/forget. */
+  forget(scope: ForgetScope | { id: string }): Promise<ForgetAnswer>;
   workingMemory(userId: string | undefined): Promise<string | null>;
 }
 
@@ -84,7 +85,7 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
     {
       title: 'Recall',
       description:
-        'Search long-term memory before answering questions about earlier work, decisions, preferences, people or facts. Hybrid search (meaning + keywords + entities + recency). mode "chunks" (default) returns the raw evidence from past messages (each with the neighbouring turns in its index key); "memories" distilled statements; "graph" relations between entities; "auto" memories and chunks together. Results are ranked, best first, each with its kind, date and score.',
+        'Search long-term memory before answering questions about earlier work, decisions, preferences, people or facts. Hybrid search (meaning + keywords + entities + recency). mode "chunks" (default) returns the raw evidence from past messages (each with the neighbouring turns in its index key); "memories" distilled statements; "graph" relations between entities; "auto" memories and chunks together. Results are ranked, best first, each with its kind, date, score and id (which forget takes).',
       inputSchema: {
         query: z.string().trim().min(1).max(10_000).describe('a question or keywords, e.g. "which database did we choose and why"'),
         mode: z.enum(RECALL_MODES).default(DEFAULT_RECALL_MODE),
@@ -115,10 +116,10 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
     {
       title: 'Forget',
       description:
-        "Delete memory for good, following provenance: one memory (memory_id, from recall results), one stored event, a session, a user or a dataset. Give exactly one; a session is the configured user's unless user_id names another. Only when the user asks to forget something or a memory is wrong and harmful; to correct a memory, remember the correct statement instead.",
+        "Delete memory for good, following provenance. Give exactly one: id (the id of a recall result: a memory is deleted; a chunk is forgotten with the message or document it came from; for a graph result, pass one of its events as event_id), event_id, session_id (the configured user's session unless user_id names another), user_id (everything of that user) or dataset. Only when the user asks to forget something or a memory is wrong and harmful; to correct a memory, remember the correct statement instead.",
       inputSchema: {
-        memory_id: z.uuid().optional(),
-        event_id: z.uuid().optional(),
+        id: z.uuid().optional().describe('the id of a recall result (memory or chunk), as recall prints it: "(id …)"'),
+        event_id: z.uuid().optional().describe('a stored event (remember returns it; graph results list theirs)'),
         session_id: scope.optional(),
         user_id: scope.optional().describe('alone: everything of this user; with session_id: whose session (default: the configured user)'),
         dataset: scope.optional(),
@@ -130,15 +131,15 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
         const given = Object.entries(args).filter(([, v]) => v !== undefined) as Array<[string, string]>;
         const sessionOfUser = given.length === 2 && args.session_id !== undefined && args.user_id !== undefined;
         if (given.length !== 1 && !sessionOfUser)
-          throw new MemloomError('INPUT_INVALID', 'Give exactly one of memory_id, event_id, session_id, user_id, dataset (user_id may accompany session_id).', {
+          throw new MemloomError('INPUT_INVALID', 'Give exactly one of id, event_id, session_id, user_id, dataset (user_id may accompany session_id).', {
             kind: 'input',
           });
         const [key, value] = given[0] as [string, string];
         // A session id is unique only within its user: the configured user's, unless the call names one.
-        const target: ForgetScope | { memory_id: string } =
+        const target: ForgetScope | { id: string } =
           args.session_id !== undefined
             ? { session_id: args.session_id, ...(user(args.user_id) ? { user_id: user(args.user_id) as string } : {}) }
-            : ({ [key]: value } as ForgetScope | { memory_id: string });
+            : ({ [key]: value } as ForgetScope | { id: string });
         const r = await backend.forget(target);
         if (r.nothing_to_forget) return 'Nothing to forget: no such object (or already forgotten).';
         const removed = Object.entries(r.removed)
@@ -205,7 +206,9 @@ function formatRecall(a: RecallAnswer): string {
   if (a.results.length === 0) return 'Nothing found in memory for this query.';
   const lines = a.results.map((r, i) => {
     const what = r.type === 'memory' ? (r.kind ?? 'memory') : r.type;
-    return `${i + 1}. [${what}, ${r.occurred_at.slice(0, 10)}, score ${r.score.toFixed(2)}] ${r.content} (id ${r.id})`;
+    // A graph result's id is an edge's, which forget does not take: its events are listed instead.
+    const ref = r.type === 'triplet' ? `events ${r.source.event_ids.slice(0, 3).join(', ')}` : `id ${r.id}`;
+    return `${i + 1}. [${what}, ${r.occurred_at.slice(0, 10)}, score ${r.score.toFixed(2)}] ${r.content} (${ref})`;
   });
   return `${lines.join('\n')}\n\nrecall_id ${a.recall_id}`;
 }

@@ -14,7 +14,8 @@ import { MemloomError } from '../errors.js';
  * The lock is MEMLOOM_HOME/memloom.pid, JSON `{pid, started, url?}`: `started` is the owner's
  * start time as the kernel reports it (/proc/<pid>/stat), so a pid reused by another process
  * after a kill -9 (a container restart makes memloom pid 1 again) is not taken for the owner.
- * A lock whose process is gone or is another process is stale, and the next start takes it over.
+ * A lock whose process is gone, is a zombie or is another process is stale, and the next start
+ * takes it over.
  */
 export interface LockOwner {
   pid: number;
@@ -30,16 +31,24 @@ export function lockPath(home: string): string {
   return path.resolve(home, LOCK_FILE);
 }
 
-/** Start time of a process from /proc (field 22 of stat, after the parenthesised name); null when unknown. */
-function startTimeOf(pid: number): number | null {
+/**
+ * What /proc/<pid>/stat says of a process: its state (field 3) and its start time (field 22,
+ * clock ticks since boot), read after the parenthesised name, which may hold spaces; undefined
+ * where /proc is absent or the process is gone.
+ */
+function procStat(pid: number): { state: string; started: number | null } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[19]);
-    return Number.isFinite(ticks) ? ticks : null;
+    return { state: fields[0] ?? '', started: Number.isFinite(ticks) ? ticks : null };
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+function startTimeOf(pid: number): number | null {
+  return procStat(pid)?.started ?? null;
 }
 
 function alive(pid: number): boolean {
@@ -51,12 +60,18 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The process a lock names still runs and is the same process (not a reused pid). */
+/**
+ * The process a lock names still runs and is the same process (not a reused pid). A zombie (`Z`:
+ * killed, not yet reaped by a parent that does not wait, e.g. a container's init) or a dead task
+ * (`X`) still answers kill(pid, 0), but the kernel has already closed its files and freed its
+ * memory: nothing of it can touch the database again, so its lock is stale.
+ */
 export function ownerIsLive(owner: LockOwner): boolean {
   if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !alive(owner.pid)) return false;
+  const now = procStat(owner.pid);
+  if (now !== undefined && (now.state === 'Z' || now.state === 'X')) return false;
   if (owner.started === null) return true;
-  const now = startTimeOf(owner.pid);
-  return now === null || now === owner.started;
+  return now === undefined || now.started === null || now.started === owner.started;
 }
 
 async function readOwner(file: string): Promise<{ owner: LockOwner | undefined; raw: string } | undefined> {

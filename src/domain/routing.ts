@@ -6,6 +6,17 @@ export function needsExtraction(type: string): boolean {
 }
 
 /**
+ * Event types that mark that something happened (a session ended) rather than say something worth
+ * remembering: stored as metadata of the session, skipped at triage, so they become no chunk, no
+ * vector and no memory ("Session ended (exit)." was recalled as evidence before).
+ */
+const MARKER_TYPES = new Set(['session_end']);
+
+export function isMarker(type: string): boolean {
+  return MARKER_TYPES.has(type);
+}
+
+/**
  * Events extracted together: a session's events; loose events of a user (no session) together;
  * a document on its own.
  */

@@ -23,6 +23,7 @@ import {
   type ScopeEvents,
   type ScopeKey,
 } from '../db/sql/forget.js';
+import { chunkEventId } from '../db/sql/chunk-event.js';
 import type { Deps } from '../deps.js';
 import { contentHash, ftsDocument } from '../domain/text.js';
 import { MemloomError } from '../errors.js';
@@ -61,7 +62,15 @@ export const FORGET_BATCH = 200;
  * zero counts.
  */
 export async function forget(deps: Deps, tenantId: string, scope: ForgetScope): Promise<ForgetResult> {
-  const target = scopeTarget(scope);
+  const target = scope.chunk_id === undefined ? scopeTarget(scope) : await chunkTarget(deps, tenantId, scope.chunk_id);
+  if (!target)
+    return {
+      nothing_to_forget: true,
+      removed: zeroCounts(),
+      updated: { memories_reactivated: 0, entity_descriptions_cleared: 0 },
+      jobs_removed: 0,
+      working_memory_refreshed: [],
+    };
   let outcome: TxOutcome | undefined;
   for (let first = true; ; first = false) {
     const batch = await withTenant(deps.db, tenantId, async (tx) => {
@@ -82,6 +91,12 @@ export async function forget(deps: Deps, tenantId: string, scope: ForgetScope): 
   const refreshed = await refreshWorkingMemories(deps, tenantId, outcome.users);
   deps.log.info({ tenantId, scope: target.key, byUser: target.userId !== undefined, ...outcome.result.removed, jobsRemoved }, 'forgot scope');
   return { ...outcome.result, jobs_removed: jobsRemoved, working_memory_refreshed: refreshed };
+}
+
+/** A chunk is forgotten with the event it was cut from; no such chunk (or already forgotten): nothing. */
+async function chunkTarget(deps: Deps, tenantId: string, chunkId: string): Promise<EventScope | undefined> {
+  const eventId = await withTenant(deps.db, tenantId, (tx) => chunkEventId(tx, chunkId));
+  return eventId === undefined ? undefined : { key: 'event_id', value: eventId };
 }
 
 function scopeTarget(scope: ForgetScope): EventScope {

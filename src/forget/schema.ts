@@ -5,7 +5,8 @@ const scopeValue = identifier(200);
 
 /**
  * What to forget in the caller's tenant: exactly one of a stored event id (the uuid POST
- * /v1/events answered), a session, a user or a dataset. A session is identified within its user:
+ * /v1/events answered), a chunk id (what recall returns in `chunks` mode: the event it was cut
+ * from is forgotten), a session, a user or a dataset. A session is identified within its user:
  * `{session_id, user_id}` is that user's session only; `{session_id}` alone is accepted while the
  * session id belongs to one user scope (or to events without a user) and refused with
  * SESSION_AMBIGUOUS when several users have a session of that id (docs/api.md, "Forget").
@@ -13,6 +14,7 @@ const scopeValue = identifier(200);
 export const ForgetScope = z
   .object({
     event_id: z.uuid().optional(),
+    chunk_id: z.uuid().optional(),
     session_id: scopeValue.optional(),
     user_id: scopeValue.optional(),
     dataset: scopeValue.optional(),
@@ -23,7 +25,7 @@ export const ForgetScope = z
       const given = Object.values(s).filter((v) => v !== undefined).length;
       return given === 1 || (given === 2 && s.session_id !== undefined && s.user_id !== undefined);
     },
-    { message: 'exactly one of event_id, session_id, user_id, dataset (user_id may accompany session_id)' },
+    { message: 'exactly one of event_id, chunk_id, session_id, user_id, dataset (user_id may accompany session_id)' },
   );
 export type ForgetScope = z.infer<typeof ForgetScope>;
 

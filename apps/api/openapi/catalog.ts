@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EventsQuery } from '../../../src/events/searchable.js';
 import { ExportQuery } from '../../../src/export/schema.js';
 import { ForgetScope } from '../../../src/forget/schema.js';
 import { EntityQuery, EntitySearchQuery } from '../../../src/graph/schema.js';
@@ -46,9 +47,10 @@ export const ROUTES: RouteDoc[] = [
     path: '/v1/events',
     tag: 'events',
     auth: true,
-    summary: 'Store one event or a batch (fire-and-forget)',
+    summary: 'Store one event or a batch (fire-and-forget, or wait until searchable)',
     description:
-      'Answers 202 once the events are durably stored; the pipeline turns them into memory afterwards. A batch is `{"events": [...]}` (at most 1,000); bad events are rejected one by one and the rest accepted.',
+      'Answers 202 once the events are durably stored; the pipeline turns them into memory afterwards. A batch is `{"events": [...]}` (at most 1,000); bad events are rejected one by one and the rest accepted. With `?wait=searchable` the answer waits (at most `timeout_ms`, default 5,000, at most 30,000) until the stored events are recallable as chunks, and says so in `searchable` (false: the timeout came first, or an event failed).',
+    query: EventsQuery,
     body: z.union([EventBody, z.object({ events: z.array(EventBody).min(1).max(1000) })]).describe('one event, or {"events": [...]}'),
     responses: {
       202: json('stored (some may be rejected: see error.details)', EventsAccepted),

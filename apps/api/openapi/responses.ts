@@ -17,6 +17,10 @@ export const EventsAccepted = z.looseObject({
   duplicates: z.number().int(),
   ids: z.array(z.string().nullable()).describe('stored event ids in request order; null for a rejected event'),
   error: z.looseObject({ code: z.string(), message: z.string(), details: z.array(Issue) }).optional(),
+  searchable: z
+    .boolean()
+    .optional()
+    .describe('with ?wait=searchable: true once every stored event is recallable as chunks; false when timeout_ms came first or an event failed'),
 });
 
 /** The body of POST /v1/events: one event, or a batch. Mirrors src/events/schema.ts (validated there). */

@@ -5,11 +5,17 @@ import { EventWriter } from '../../../src/events/ingest.js';
 import { acceptEvents } from '../../../src/events/intake.js';
 import { TenantRateLimiter } from '../../../src/events/rate-limit.js';
 import { MAX_BATCH } from '../../../src/events/schema.js';
+import { EventsQuery, waitSearchable } from '../../../src/events/searchable.js';
+import { parseInput } from '../../../src/memories/schema.js';
 
 /** Group commits of events in flight at once on a PostgreSQL server. */
 const SERVER_WRITES_IN_FLIGHT = 4;
 
-/** POST /v1/events — one event or {"events":[…]}; 202 only after the events are committed. */
+/**
+ * POST /v1/events — one event or {"events":[…]}; 202 only after the events are committed. With
+ * `?wait=searchable` the 202 comes once the stored events are recallable as chunks (read your
+ * writes), or at `timeout_ms`, with `searchable: true | false` in the body.
+ */
 export function eventRoutes(app: FastifyInstance, deps: Deps): void {
   const limiter = new TenantRateLimiter(deps.config.INGEST_RATE_PER_SEC);
   // Group commit across concurrent requests: one write at a time on PGlite's one session, a few
@@ -17,6 +23,7 @@ export function eventRoutes(app: FastifyInstance, deps: Deps): void {
   const writer = new EventWriter(deps.db, { inFlight: deps.embedded ? 1 : SERVER_WRITES_IN_FLIGHT });
 
   app.post('/v1/events', async (req, reply) => {
+    const query = parseInput(EventsQuery, req.query, 'query parameters');
     const items = eventItems(req.body);
     const waitMs = limiter.take(req.tenantId, items.length);
     if (waitMs > 0) {
@@ -36,6 +43,11 @@ export function eventRoutes(app: FastifyInstance, deps: Deps): void {
     const body: Record<string, unknown> = { accepted: result.accepted, duplicates: result.duplicates, ids: result.ids };
     if (result.issues.length > 0)
       body.error = { code: 'INPUT_INVALID', message: `${result.issues.length} problem(s) in rejected events; the rest were accepted.`, details: result.issues };
+    if (query.wait === 'searchable') {
+      const ids = result.ids.filter((id): id is string => id !== null);
+      // The request stream ends (and is destroyed) once its body is read; the socket tells whether the client left.
+      body.searchable = await waitSearchable(deps.db, req.tenantId, ids, query.timeout_ms, () => req.raw.socket?.destroyed === true);
+    }
     return reply.status(202).send(body);
   });
 }

@@ -5,7 +5,7 @@ import { ForgetScope, forget, forgetMemory } from '../../../src/forget/index.js'
 import { MemoryId } from '../../../src/memories/schema.js';
 
 /**
- * POST /v1/forget {event_id | session_id | user_id | dataset} (exactly one) → 200 with the counts
+ * POST /v1/forget {event_id | chunk_id | session_id | user_id | dataset} (exactly one) → 200 with the counts
  * removed per object type; a second call answers `nothing_to_forget: true`.
  * DELETE /v1/memories/:id → 200 with what went; 404 for an unknown (or already deleted) memory.
  */
@@ -14,7 +14,7 @@ export function forgetRoutes(app: FastifyInstance, deps: Deps): void {
     const parsed = ForgetScope.safeParse(req.body ?? {});
     if (!parsed.success) {
       throw new InputError(
-        'Invalid forget request: give exactly one of event_id, session_id, user_id, dataset.',
+        'Invalid forget request: give exactly one of event_id, chunk_id, session_id, user_id, dataset.',
         parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
       );
     }

@@ -4,7 +4,7 @@ import { MemloomError } from '../../../src/errors.js';
 import { ForgetScope, forget, type ForgetResult } from '../../../src/forget/index.js';
 import type { Logger } from '../../../src/logger.js';
 import { flagString, type ParsedArgs } from '../args.js';
-import { defaultUrl, embeddedOwnerUrl } from '../remote.js';
+import { defaultUrl, embeddedOwnerUrl, unreachable } from '../remote.js';
 
 const USAGE = 'usage: memloom forget --session S [--user U] | --user U | --dataset D | --event E [--url URL] [--api-key KEY] [--tenant T]';
 const FLAG_TO_KEY = { session: 'session_id', user: 'user_id', dataset: 'dataset', event: 'event_id' } as const;
@@ -67,7 +67,7 @@ async function viaApi(url: string, scope: ForgetScope, apiKey: string | undefine
     });
   } catch (err) {
     if (opts.unreachableOk && isConnectionRefused(err)) return undefined;
-    throw new MemloomError('API_UNREACHABLE', `memloom API at ${url} did not answer: ${(err as Error).message}`, { kind: 'unavailable', cause: err });
+    throw unreachable(url, err);
   }
   const body = (await res.json().catch(() => ({}))) as ForgetResult & { error?: { code?: string; message?: string } };
   if (!res.ok) {

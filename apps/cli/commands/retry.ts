@@ -5,7 +5,7 @@ import type { Logger } from '../../../src/logger.js';
 import { QUEUE_NAMES, isQueueName } from '../../../src/queue/names.js';
 import { retryFailedJobs, type RetryResult } from '../../../src/queue/retry.js';
 import { flagString, type ParsedArgs } from '../args.js';
-import { defaultUrl, embeddedOwnerUrl } from '../remote.js';
+import { defaultUrl, embeddedOwnerUrl, unreachable } from '../remote.js';
 
 const USAGE = 'usage: memloom retry --queue Q | --all [--url URL] [--api-key KEY] [--tenant T]';
 
@@ -64,7 +64,7 @@ async function viaApi(url: string, body: object, apiKey: string | undefined, opt
     });
   } catch (err) {
     if (opts.unreachableOk && (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined;
-    throw new MemloomError('API_UNREACHABLE', `memloom API at ${url} did not answer: ${(err as Error).message}`, { kind: 'unavailable', cause: err });
+    throw unreachable(url, err);
   }
   const answer = (await res.json().catch(() => ({}))) as RetryResult & { error?: { code?: string; message?: string } };
   if (!res.ok) {

@@ -8,10 +8,9 @@ import type { QueueName } from '../../../src/queue/names.js';
 import { onShutdown } from '../../../src/shutdown.js';
 import { CATALOG } from '../../../workers/catalog.js';
 import { buildServer } from '../../api/server.js';
-import { isLoopback } from '../../api/auth.js';
 import { startWatcher, type RunningWatcher } from '../../watcher/watcher.js';
-import { MemloomError } from '../../../src/errors.js';
 import { startMetricsServer, type MetricsServer } from '../../../src/metrics-server.js';
+import { preflight } from '../preflight.js';
 import { defaultUrl } from '../remote.js';
 
 export interface Roles {
@@ -30,13 +29,7 @@ export interface Running {
 
 /** Starts the requested roles in this process; `memloom start` runs them all on one deps. */
 export async function startRoles(config: Config, log: Logger, roles: Roles, opts: { inMemory?: boolean; queuePrefix?: string } = {}): Promise<Running> {
-  if (roles.api && config.MEMLOOM_API_KEYS.size === 0 && !isLoopback(config.HOST)) {
-    throw new MemloomError(
-      'AUTH_REQUIRED',
-      `HOST=${config.HOST} is not a loopback address: set MEMLOOM_API_KEYS (key:tenant,…) to serve beyond this machine.`,
-      { kind: 'input' },
-    );
-  }
+  await preflight(config, roles, opts);
   const deps = await createDeps(config, log, opts);
   if (process.platform === 'linux' && process.env.MALLOC_ARENA_MAX === undefined)
     log.info('MALLOC_ARENA_MAX is not set: with MALLOC_ARENA_MAX=2 (npm start and the image set it) RSS under load is ~70 MB lower (docs/operations.md)');

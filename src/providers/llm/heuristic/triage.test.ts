@@ -17,6 +17,11 @@ describe('heuristicTriage', () => {
     expect(heuristicTriage(content, 'tool_result')).toMatchObject({ keep: false, reason: 'empty' });
   });
 
+  it('skips a session_end marker whatever it says: it is metadata, never a chunk or a memory', () => {
+    expect(heuristicTriage('Session ended (exit).', 'session_end')).toMatchObject({ keep: false, reason: 'marker' });
+    expect(heuristicTriage('We decided to use Redis.', 'session_end')).toMatchObject({ keep: false, reason: 'marker' });
+  });
+
   it('keeps content and orders it by type', () => {
     expect(heuristicTriage('We decided to use Redis.', 'decision')).toEqual({ keep: true, priority: 2 });
     expect(heuristicTriage('# Runbook\nRestart the worker.', 'document')).toEqual({ keep: true, priority: 2 });

@@ -1,8 +1,10 @@
 /**
- * The cheap gate of pipeline stage 1 (docs/architecture.md): acknowledgements and empty tool chatter are skipped,
- * everything else is kept with a queue priority by event type (1 = most urgent).
+ * The cheap gate of pipeline stage 1 (docs/architecture.md): acknowledgements, empty tool chatter and markers
+ * (session_end, src/domain/routing.ts) are skipped, everything else is kept with a queue priority by event type
+ * (1 = most urgent).
  */
 import type { TriageVerdict } from '../types.js';
+import { isMarker } from '../../../domain/routing.js';
 
 /** Whole-message acknowledgements; a message is an ack when it is only these, in any order. */
 const ACK_PHRASES = [
@@ -129,6 +131,7 @@ const PRIORITY_BY_TYPE: Record<string, number> = {
 export function heuristicTriage(content: string, type: string): TriageVerdict {
   const text = content.trim();
   const priority = PRIORITY_BY_TYPE[type] ?? 5;
+  if (isMarker(type)) return { keep: false, reason: 'marker', priority: 10 };
   if (!text || !/[\p{L}\p{N}\p{Extended_Pictographic}]/u.test(text)) return { keep: false, reason: 'empty', priority: 10 };
   if (/^tool/.test(type) && EMPTY_TOOL_OUTPUT.test(text.replace(/[.!]+$/, ''))) return { keep: false, reason: 'empty', priority: 10 };
   if (isAck(text)) return { keep: false, reason: 'ack', priority: 10 };
