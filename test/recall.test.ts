@@ -71,7 +71,7 @@ describe('recall', () => {
     const top = r.results[0];
     expect(top?.content).toMatch(/PostgreSQL/);
     expect(top?.type).toBe('memory');
-    expect(Object.keys(top?.scores ?? {}).sort()).toEqual(['boost', 'entity', 'freshness', 'graph', 'importance', 'keyword', 'relevance', 'vector']);
+    expect(Object.keys(top?.scores ?? {}).sort()).toEqual(['boost', 'cover', 'entity', 'freshness', 'graph', 'importance', 'keyword', 'relevance', 'vector']);
     expect(top?.scores.vector).toBeGreaterThan(0);
     expect(top?.source.event_ids.length).toBeGreaterThan(0);
     for (let i = 1; i < r.results.length; i++) expect(r.results[i - 1]!.score).toBeGreaterThanOrEqual(r.results[i]!.score);
@@ -127,7 +127,8 @@ describe('recall', () => {
   });
 
   it('answers with evidence chunks by default, ranked by relevance before freshness', async () => {
-    const r = await postJson(`${m.url}/v1/recall`, { query: 'which database did we choose for memory?', user_id: 'alice' });
+    // include_weak: the unrelated fresh turns are below the match floor; shown here to compare ranks.
+    const r = await postJson(`${m.url}/v1/recall`, { query: 'which database did we choose for memory?', user_id: 'alice', include_weak: true });
     expect(r.status).toBe(200);
     const results = r.body.results as Array<{ type: string; content: string; scores: Record<string, number> }>;
     expect(results.every((x) => x.type === 'chunk')).toBe(true);

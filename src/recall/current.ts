@@ -56,7 +56,7 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   if (replacedBy.size === 0 || asOf !== undefined) return [];
   const heads = [...replacedBy.keys()];
   const staleEvents = new Set(chunks.filter((c) => c.result.current === false).flatMap((c) => c.result.source.event_ids));
-  const stating = (await ctx.run((tx) => chunksOfMemories(tx, heads))).filter((x) => !staleEvents.has(x.chunk.event_id));
+  const stating = (await ctx.run((tx) => chunksOfMemories(tx, heads, ctx.scope))).filter((x) => !staleEvents.has(x.chunk.event_id));
   const byId = new Map(chunks.map((c) => [c.result.id, c]));
   const added: Candidate[] = [];
   const covered = new Set<string>();
@@ -78,7 +78,9 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   // A correction (PATCH) has no words of its own in any event: the corrected memory is the evidence.
   const uncovered = heads.filter((h) => !covered.has(h));
   if (uncovered.length > 0) {
-    for (const m of await ctx.run((tx) => loadMemories(tx, uncovered))) {
+    const inScope = (m: { dataset: string; session_id: string | null }) =>
+      (ctx.scope.dataset === undefined || m.dataset === ctx.scope.dataset) && (ctx.scope.sessionId === undefined || m.session_id === ctx.scope.sessionId);
+    for (const m of (await ctx.run((tx) => loadMemories(tx, uncovered))).filter(inScope)) {
       added.push({
         rel: (replacedBy.get(m.id) as { rel: number }).rel,
         replacing: true,

@@ -51,7 +51,13 @@ export const extract = defineStage({
     const { events, known } = claimed;
     if (events.length === 0) return { events: 0 };
     try {
-      return await extractClaimed(deps, tenantId, key, events, known, job, log);
+      // One pass per user scope: a session id two users share (or two datasets) never mixes
+      // their statements, and each unit is written in the scope of the events it came from.
+      const passes: Array<{ events: number; after: AfterPass } & WriteCounts> = [];
+      for (const group of byScope(events)) passes.push(await extractClaimed(deps, tenantId, key, group, known, job, log));
+      // What follows is read by the last pass, after every group was written.
+      const last = passes[passes.length - 1] as { after: AfterPass };
+      return { ...passes.reduce(sumCounts, NO_WRITES), events: events.length, after: last.after };
     } catch (err) {
       await withTenant(deps.db, tenantId, (tx) =>
         releaseExtraction(
@@ -132,4 +138,22 @@ async function extractClaimed(
   });
   log.debug({ events: events.length, ...counts }, 'extracted');
   return { events: events.length, after, ...counts };
+}
+
+const NO_WRITES: WriteCounts = { entities: 0, memories_added: 0, memories_updated: 0, memories_confirmed: 0, memories_challenged: 0, edges: 0 };
+
+function sumCounts(a: WriteCounts, b: WriteCounts): WriteCounts {
+  const out = { ...NO_WRITES };
+  for (const k of Object.keys(NO_WRITES) as Array<keyof WriteCounts>) out[k] = a[k] + b[k];
+  return out;
+}
+
+/** The claimed events by user scope (dataset and user), in their order. */
+function byScope(events: EventToExtract[]): EventToExtract[][] {
+  const groups = new Map<string, EventToExtract[]>();
+  for (const e of events) {
+    const k = `${e.dataset}\u0000${e.user_id ?? ''}`;
+    groups.set(k, [...(groups.get(k) ?? []), e]);
+  }
+  return [...groups.values()];
 }

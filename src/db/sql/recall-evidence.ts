@@ -1,5 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { loadChunks, type ChunkRow } from './recall.js';
+import { chunkConditions, Params, where, type RecallScope } from './recall-filters.js';
 
 export interface EventMemory {
   event_id: string;
@@ -27,7 +28,10 @@ export async function memoriesOfEvents(tx: Queryable, eventIds: string[]): Promi
   const { rows } = await tx.query<EventMemory>(
     `WITH RECURSIVE ev AS MATERIALIZED (
        SELECT p.event_id, m.id AS memory_id, m.status, m.content, m.superseded_at, m.superseded_by,
-              coalesce((SELECT r.stage = 'correct' FROM pipeline_runs r WHERE r.id = m.run_id), false) AS corrected
+              -- A later version of a memory of this same event was made from it, not from the event's
+              -- words: a correction (PATCH copies the provenance). Read from the data, so it survives export.
+              EXISTS (SELECT 1 FROM memories o JOIN provenance po ON po.object_type = 'memory' AND po.object_id = o.id AND po.event_id = p.event_id
+                      WHERE o.superseded_by = m.id) AS corrected
        FROM provenance p JOIN memories m ON m.id = p.object_id
        WHERE p.object_type = 'memory' AND p.event_id = ANY($1::uuid[])),
      walk(start, id, status, next, depth) AS (
@@ -45,16 +49,18 @@ export async function memoriesOfEvents(tx: Queryable, eventIds: string[]): Promi
 }
 
 /**
- * The chunks that state each memory: the chunks of its source events (provenance). Returns them
- * loaded as recall loads chunks, each with the memory it states.
+ * The chunks that state each memory: the chunks of its source events (provenance) within the
+ * recall's scope. Returns them loaded as recall loads chunks, each with the memory it states.
  */
-export async function chunksOfMemories(tx: Queryable, memoryIds: string[]): Promise<Array<{ memory_id: string; chunk: ChunkRow }>> {
+export async function chunksOfMemories(tx: Queryable, memoryIds: string[], scope: RecallScope): Promise<Array<{ memory_id: string; chunk: ChunkRow }>> {
   if (memoryIds.length === 0) return [];
+  const p = new Params();
+  const ids = p.add(memoryIds);
   const { rows } = await tx.query<{ memory_id: string; chunk_id: string }>(
     `SELECT DISTINCT p.object_id AS memory_id, c.id AS chunk_id
      FROM provenance p JOIN chunks c ON c.event_id = p.event_id
-     WHERE p.object_type = 'memory' AND p.object_id = ANY($1::uuid[])`,
-    [memoryIds],
+     WHERE p.object_type = 'memory' AND p.object_id = ANY(${ids}::uuid[]) AND ${where(chunkConditions(scope, p))}`,
+    p.values,
   );
   const chunks = new Map((await loadChunks(tx, [...new Set(rows.map((r) => r.chunk_id))])).map((c) => [c.id, c]));
   return rows.flatMap((r) => {
