@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
+import { createMemloom } from '../apps/client/index.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 
 let m: TestMemloom;
@@ -153,9 +154,13 @@ describe('kinds and small talk', () => {
     expect(chunks?.n).toBe(1);
   });
 
-  it('keeps the kind an event sends: type "decision" makes a decision', async () => {
+  it('keeps the kind an event sends: type "decision" makes a decision, over HTTP and from the client', async () => {
     const docs = (await memoriesOf('dana')).find((x) => /Markdown/.test(x.content));
     expect(docs?.kind).toBe('decision');
+    const client = createMemloom({ url: m.url, eventsDir: `${m.home}/client-spill`, flushOnExit: false, defaults: { user_id: 'kim' } });
+    await client.sendEvents([{ session_id: 'k1', type: 'decision', content: 'The billing service runs on Kubernetes.' }]);
+    await waitFor(async () => (await getJson(`${m.url}/v1/stats`)).body.pending_events === 0, { timeoutMs: 120_000, what: 'pipeline idle' });
+    expect((await memoriesOf('kim')).map((x) => x.kind)).toEqual(['decision']);
   });
 });
 

@@ -40,8 +40,9 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
     expect(t.inputSchema.type).toBe('object');
   }
 
+  // Worded as a plain statement: the explicit type, not the words, makes it a decision.
   const remembered = await call(c, 'remember', {
-    content: `We decided to use PostgreSQL with pgvector as the memory store of the ${marker} project because vectors stay next to the data.`,
+    content: `PostgreSQL with pgvector is the memory store of the ${marker} project because vectors stay next to the data.`,
     type: 'decision',
     importance: 8,
   });
@@ -55,11 +56,11 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
     },
     { timeoutMs: 60_000, what: 'the remembered decision to be recallable' },
   );
-  const memoryId = /id ([0-9a-f-]{36})\)/.exec(
-    text(found)
-      .split('\n')
-      .find((l) => l.includes(marker)) ?? '',
-  )?.[1];
+  const line = text(found)
+    .split('\n')
+    .find((l) => l.includes(marker));
+  expect(line).toMatch(/\[decision, /);
+  const memoryId = /id ([0-9a-f-]{36})\)/.exec(line ?? '')?.[1];
   expect(memoryId).toBeDefined();
 
   const wm = await waitFor(

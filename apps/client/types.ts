@@ -29,6 +29,8 @@ export interface RecallRequest {
   until?: string;
   as_of?: string;
   include_history?: boolean;
+  /** Also results below the match floor (docs/recall.md "Match"). */
+  include_weak?: boolean;
 }
 
 export interface RecallResult {
@@ -39,6 +41,14 @@ export interface RecallResult {
   scores: Record<string, number>;
   kind?: string;
   status?: string;
+  /** false once what it states was superseded by a newer value or corrected. */
+  current: boolean;
+  /** The memory that replaced it. */
+  superseded_by?: string;
+  /** Memories: the interval it held and what it states a value of. */
+  valid_from?: string;
+  valid_to?: string | null;
+  slot?: string | null;
   occurred_at: string;
   recorded_at: string;
   source: { event_ids: string[]; session_id: string | null; dataset: string | null };
@@ -53,6 +63,8 @@ export interface RecallResult {
 
 export interface RecallAnswer {
   recall_id: string;
+  /** strong / weak / none: how well anything stored matched; none means nothing relevant is stored. */
+  match: 'strong' | 'weak' | 'none';
   results: RecallResult[];
   took_ms: number;
 }

@@ -203,12 +203,13 @@ async function guarded(fn: () => Promise<string>): Promise<CallToolResult> {
 }
 
 function formatRecall(a: RecallAnswer): string {
-  if (a.results.length === 0) return 'Nothing found in memory for this query.';
+  if (a.match === 'none' || a.results.length === 0) return 'Nothing is stored about this (match: none).';
   const lines = a.results.map((r, i) => {
     const what = r.type === 'memory' ? (r.kind ?? 'memory') : r.type;
     // A graph result's id is an edge's, which forget does not take: its events are listed instead.
     const ref = r.type === 'triplet' ? `events ${r.source.event_ids.slice(0, 3).join(', ')}` : `id ${r.id}`;
-    return `${i + 1}. [${what}, ${r.occurred_at.slice(0, 10)}, score ${r.score.toFixed(2)}] ${r.content} (${ref})`;
+    const old = r.current === false ? ', no longer current' : '';
+    return `${i + 1}. [${what}, ${r.occurred_at.slice(0, 10)}${old}, score ${r.score.toFixed(2)}] ${r.content} (${ref})`;
   });
-  return `${lines.join('\n')}\n\nrecall_id ${a.recall_id}`;
+  return `match: ${a.match}\n${lines.join('\n')}\n\nrecall_id ${a.recall_id}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksAboutTime, hasTimeExpression, namesParticipant, queryWords } from './query-intent.js';
+import { asksAboutPast, asksAboutTime, hasTimeExpression, namesParticipant, queryWords } from './query-intent.js';
 import { minMax, zScores } from './scoring.js';
 
 describe('query intent', () => {
@@ -57,4 +57,14 @@ describe('score normalisation', () => {
     expect([f(-1), f(3)]).toEqual([0, 1]);
     expect(minMax([2, 2])(2)).toBe(1);
   });
+});
+
+describe('asksAboutPast', () => {
+  it.each(['What database did we use before SQLite?', 'Where did Caroline move from?', 'What was the original plan, previously?'])(
+    'asks for an earlier value: %s',
+    (q) => expect(asksAboutPast(q)).toBe(true),
+  );
+  it.each(['Which database does the desktop app use?', 'When is standup?', 'Which database did we pick?'])('asks for the current value: %s', (q) =>
+    expect(asksAboutPast(q)).toBe(false),
+  );
 });

@@ -26,6 +26,14 @@ const TIME_EXPRESSION_RE = new RegExp(
   'iu',
 );
 
+/** "before", "used to", "previously", "moved from": the question asks for an earlier value, not the current one. */
+const PAST_VALUE_RE =
+  /\b(?:before|used to|previously|originally|formerly|at first|initially|in the past|back then|prior to|former|previous|earlier|(?:move|moved|switch|switched|change|changed|migrate|migrated|come|came) (?:away )?from|until)\b/i;
+
+export function asksAboutPast(query: string): boolean {
+  return PAST_VALUE_RE.test(query);
+}
+
 export function asksAboutTime(query: string): boolean {
   return TEMPORAL_QUERY_RE.test(query);
 }

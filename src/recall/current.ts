@@ -8,6 +8,7 @@
  */
 import { chunksOfMemories, memoriesOfEvents, type EventMemory } from '../db/sql/recall-evidence.js';
 import { loadMemories } from '../db/sql/recall.js';
+import { asksAboutPast } from '../domain/query-intent.js';
 import { ftsQuery } from '../domain/text.js';
 import type { RecallContext } from './context.js';
 import type { Candidate } from './rank.js';
@@ -36,6 +37,7 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   const byEvent = new Map<string, EventMemory[]>();
   for (const r of rows) if (!r.corrected) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r]);
   const terms = new Set(ctx.terms);
+  const pastQuestion = asksAboutPast(ctx.input.query);
   // A memory stops holding at its successor's valid_from; as_of before that, it still held.
   const heldThen = (m: EventMemory) => m.status === 'active' || (asOf !== undefined && (m.superseded_at === null || m.superseded_at.getTime() > asOf));
   const replacedBy = new Map<string, { head: string; rel: number }>();
@@ -49,7 +51,8 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
     if (!head) continue;
     c.result.current = false;
     c.result.superseded_by = head;
-    c.signals.current = false;
+    // A question about an earlier value ("what did we use before?") keeps it where it ranks.
+    if (!pastQuestion) c.signals.current = false;
     replacedBy.set(head, { head, rel: Math.max(replacedBy.get(head)?.rel ?? -Infinity, c.rel) });
   }
   // as_of in the past: the newer statements did not exist yet; nothing is brought in.

@@ -7,7 +7,7 @@ import type { PreparedMemory } from './prepare.js';
 
 const T = thresholdsFor('local-hashing-v1'); // same ≥ 0.9, related ≥ 0.55
 
-function unit(kind: PreparedMemory['kind'], content: string): PreparedMemory {
+function unit(kind: PreparedMemory['kind'], content: string, occurredAt = '2026-01-01T00:00:00Z'): PreparedMemory {
   return {
     kind,
     content,
@@ -20,7 +20,7 @@ function unit(kind: PreparedMemory['kind'], content: string): PreparedMemory {
     subject: null,
     entities: [],
     eventIds: ['e'],
-    occurredAt: '2026-01-01T00:00:00Z',
+    occurredAt,
     slot: slotOf(kind, content),
   };
 }
@@ -44,7 +44,7 @@ function neighbour(id: string, kind: string, content: string, similarity: number
 describe('planMemories (reconcile decisions for one extraction pass)', () => {
   it('lets a unit reconcile against an earlier unit of the same pass, as if that one had been written first', () => {
     const plan = planMemories(
-      [unit('preference', 'Alice prefers tea'), unit('preference', 'Alice no longer drinks coffee but prefers green tea')],
+      [unit('preference', 'Alice prefers tea'), unit('preference', 'Alice no longer drinks coffee but prefers green tea', '2026-01-01T00:05:00Z')],
       [at(0), at(0.8)], // cos 0.70: related, not the same
       ['alice', 'alice'],
       [[], []],
@@ -124,6 +124,58 @@ describe('planMemories (reconcile decisions for one extraction pass)', () => {
     expect(plan[1]).toMatchObject({ decision: { action: 'ADD' }, target: undefined });
     expect(plan[2]).toMatchObject({ decision: { action: 'CONFIRM' }, target: { pass: 0 } });
     expect(plan[3]).toMatchObject({ decision: { action: 'CONFIRM', reason: 'same text' }, target: { id: 'm2' } });
+  });
+});
+
+describe('planMemories: event time decides which value of a slot holds', () => {
+  const slotted = (id: string, content: string, at: string): MemoryNeighbour => ({
+    ...neighbour(id, 'fact', content, 0.3),
+    valid_from: new Date(at),
+    occurred_at: new Date(at),
+  });
+
+  it('makes a unit older than the stored value history: superseded by it, not superseding it', () => {
+    const plan = planMemories(
+      [unit('fact', 'The release is on Thursday.', '2026-03-05T00:00:00Z')],
+      [at(0)],
+      [null],
+      [[]],
+      T,
+      [],
+      [[slotted('m-fri', 'The release is on Friday.', '2026-03-20T00:00:00Z')]],
+    );
+    expect(plan[0]).toMatchObject({ decision: { action: 'ADD' }, supersedes: [], supersededBy: { id: 'm-fri' } });
+  });
+
+  it('supersedes every stored version of the slot a newer unit replaces, and confirms a restatement', () => {
+    const stored = [slotted('m1', 'Our standup is at 9:30.', '2026-03-01T00:00:00Z'), slotted('m2', 'Daily standup is at 9:30 every day.', '2026-03-02T00:00:00Z')];
+    const plan = planMemories(
+      [unit('fact', 'Standup moved to 10:00.', '2026-03-10T00:00:00Z'), unit('fact', 'Standup is at 10:00 now.', '2026-03-11T00:00:00Z')],
+      [at(0), at(0.05)],
+      [null, null],
+      [[], []],
+      T,
+      [],
+      [stored, stored],
+    );
+    expect(plan[0]?.decision.action).toBe('UPDATE');
+    expect(plan[0]?.supersedes).toEqual(expect.arrayContaining([{ id: 'm1', version: 1 }, { id: 'm2', version: 1 }]));
+    expect(plan[1]).toMatchObject({ decision: { action: 'CONFIRM' }, target: { pass: 0 } });
+  });
+
+  it('orders two statements of the same event time the same way whichever is written first', () => {
+    const [a, b] = ['The release is on Thursday.', 'The release is on Friday.'];
+    const first = planMemories([unit('fact', a), unit('fact', b)], [at(0), at(0.1)], [null, null], [[], []], T);
+    const second = planMemories([unit('fact', b), unit('fact', a)], [at(0.1), at(0)], [null, null], [[], []], T);
+    /** The statement that ends up history: a unit placed before its successor, or the pass unit a later one supersedes. */
+    const history = (plan: typeof first, texts: string[]): string | undefined => {
+      const late = plan.find((x) => x.supersededBy !== undefined);
+      if (late) return texts[late.index];
+      const target = plan.find((x) => x.supersedes.length > 0)?.supersedes[0];
+      return target && 'pass' in target ? texts[target.pass] : undefined;
+    };
+    expect(history(first, [a, b])).toBeDefined();
+    expect(history(first, [a, b])).toBe(history(second, [b, a]));
   });
 });
 

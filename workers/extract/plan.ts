@@ -1,6 +1,6 @@
 import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
-import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate, type Slot } from '../../src/domain/slots.js';
+import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate, slotKeys, type Slot } from '../../src/domain/slots.js';
 import { SUPERSEDING_ACTIONS, TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import type { PreparedMemory } from './prepare.js';
 
@@ -20,6 +20,7 @@ interface PassUnit {
   version: number;
   slot: Slot | null;
   validFrom: Date;
+  hash: string;
 }
 
 /**
@@ -57,6 +58,8 @@ interface SlotCandidate {
   validFrom: Date;
   similarity: number;
   version: number;
+  /** Content hash: orders two statements of the same event time, the same way in every run. */
+  hash: string;
 }
 
 /**
@@ -78,7 +81,8 @@ function slotDecision(
   if (own === null) return undefined;
   const at = new Date(unit.occurredAt).getTime();
   const rels = pool.map((c) => {
-    const newerThanUnit = c.validFrom.getTime() > at;
+    // Event time decides; at the same time, the hash does (so replays and other pass splits agree).
+    const newerThanUnit = c.validFrom.getTime() > at || (c.validFrom.getTime() === at && c.hash > unit.hash);
     const relation = newerThanUnit ? relate(own, c.slot) : relate(c.slot, own);
     const anchored = newerThanUnit ? namesReplaced(own, c.slot) : namesReplaced(c.slot, own);
     return { c, relation, newerThanUnit, anchored, agreement: aboutAgreement(c.slot, own) };
@@ -149,6 +153,7 @@ export function planMemories(
         version: n.version,
         slot: n.slot ?? null,
         validFrom: new Date(n.valid_from ?? n.occurred_at),
+        hash: n.content_hash,
       }));
     const fromPass = inserted
       .filter((u) => !superseded.has(`pass:${u.index}`))
@@ -161,6 +166,7 @@ export function planMemories(
         version: u.version,
         slot: u.slot,
         validFrom: u.validFrom,
+        hash: u.hash,
       }));
     const all = [...fromDb, ...fromPass].sort((a, b) => b.similarity - a.similarity);
     // The nearest few, plus any exact match further down (the single-unit query returned both too).
@@ -172,10 +178,16 @@ export function planMemories(
     if (rule.reason !== SAME_TEXT && m.slot !== null) {
       const seen = new Set<string>();
       const pool: SlotCandidate[] = [];
-      for (const c of [...all, ...(slotted[i] ?? []).map((n) => ({ ...n, slot: n.slot ?? null, validFrom: new Date(n.valid_from) }))]) {
+      // The same candidates whether an earlier unit is in this pass or already stored: the nearest
+      // few, and those holding one of the unit's slot keys (as slotCandidatesBatch finds them).
+      const keys = new Set(slotKeys(m.slot));
+      const sharesKey = (c: { slot: Slot | null }) => c.slot !== null && slotKeys(c.slot).some((k) => keys.has(k));
+      const passSharing = fromPass.filter(sharesKey).sort((a, b) => b.validFrom.getTime() - a.validFrom.getTime());
+      const stored = (slotted[i] ?? []).map((n) => ({ ...n, slot: n.slot ?? null, validFrom: new Date(n.valid_from), hash: n.content_hash }));
+      for (const c of [...candidates, ...passSharing, ...stored]) {
         if (c.slot === null || seen.has(c.id) || superseded.has(c.id)) continue;
         seen.add(c.id);
-        pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version });
+        pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version, hash: c.hash });
       }
       const bySlot = slotDecision(m, pool);
       if (bySlot) {
@@ -224,6 +236,7 @@ export function planMemories(
         version,
         slot: m.slot,
         validFrom: new Date(m.occurredAt),
+        hash: m.hash,
       });
     for (const t of supersedes) superseded.add('id' in t ? t.id : `pass:${t.pass}`);
   }

@@ -46,12 +46,23 @@ const RecallResult = z.looseObject({
   score: z.number(),
   scores: z.record(z.string(), z.number()),
   kind: z.string().optional(),
+  status: z.string().optional(),
+  current: z.boolean().describe('false once what it states was superseded by a newer value or corrected'),
+  superseded_by: z.string().optional().describe('the memory that replaced it'),
+  valid_from: z.string().optional().describe('memories: when it started to hold (its event time)'),
+  valid_to: z.string().nullable().optional().describe("memories: when it stopped holding (its successor's valid_from)"),
+  slot: z.string().nullable().optional().describe('memories: what it states a value of'),
   occurred_at: z.string(),
   recorded_at: z.string(),
   source: z.object({ event_ids: z.array(z.string()), session_id: z.string().nullable(), dataset: z.string().nullable() }),
 });
 
-export const RecallAnswer = z.object({ recall_id: z.string(), results: z.array(RecallResult), took_ms: z.number() });
+export const RecallAnswer = z.object({
+  recall_id: z.string(),
+  match: z.enum(['strong', 'weak', 'none']).describe('how well anything stored matched, from absolute signals; none: nothing relevant is stored'),
+  results: z.array(RecallResult),
+  took_ms: z.number(),
+});
 
 const QueueCounts = z.object({ waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number(), completed: z.number() });
 

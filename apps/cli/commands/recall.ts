@@ -45,10 +45,11 @@ export async function recallCommand(
 }
 
 export function formatAnswer(a: RecallAnswer): string {
-  if (a.results.length === 0) return `no results (recall ${a.recall_id}, ${a.took_ms} ms)\n`;
+  if (a.results.length === 0) return `nothing is stored about that (match: ${a.match ?? 'none'}; recall ${a.recall_id}, ${a.took_ms} ms)\n`;
   const lines = a.results.map((r, i) => {
     const what = r.type === 'memory' ? (r.kind ?? 'memory') : r.type;
-    return `${String(i + 1).padStart(2)}. ${r.score.toFixed(3)}  [${what}] ${r.content.replace(/\s+/g, ' ')}\n      ${r.occurred_at.slice(0, 10)}  id ${r.id}${r.source.session_id ? `  session ${r.source.session_id}` : ''}`;
+    const old = r.current === false ? '  no longer current' : '';
+    return `${String(i + 1).padStart(2)}. ${r.score.toFixed(3)}  [${what}] ${r.content.replace(/\s+/g, ' ')}\n      ${r.occurred_at.slice(0, 10)}  id ${r.id}${r.source.session_id ? `  session ${r.source.session_id}` : ''}${old}`;
   });
-  return `${lines.join('\n')}\n(recall ${a.recall_id}, ${a.took_ms} ms)\n`;
+  return `${lines.join('\n')}\n(match ${a.match}; recall ${a.recall_id}, ${a.took_ms} ms)\n`;
 }

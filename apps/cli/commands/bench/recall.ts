@@ -40,6 +40,9 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
     ?.split(',')
     .map((x) => x.trim());
   const strategies = only ? STRATEGIES.filter((s) => only.includes(s)) : STRATEGIES;
+  // With --include-weak the match floor leaves nothing out: the difference is what the floor costs.
+  const includeWeak = args.flags.get('include-weak') !== undefined;
+  const matches = new Map<string, number>();
   const data = await loadLocomo(file, Number(flagString(args, 'conversations') ?? Infinity), samples);
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const config = loadConfig({
@@ -90,7 +93,7 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
         const dias =
           strategy === 'plain-bm25'
             ? (plain.get(q.sampleId)?.search(q.question, 25) ?? []).map((d) => [d])
-            : (await ask(running.deps, url, strategy, q, latencies.get(strategy) as number[])).map((r) =>
+            : (await ask(running.deps, url, strategy, q, latencies.get(strategy) as number[], includeWeak, matches)).map((r) =>
                 r.source.event_ids.map((e) => diaOf.get(e)).filter((d): d is string => !!d),
               );
         const retrieved = (k: number) => new Set(dias.slice(0, k).flat());
@@ -106,6 +109,8 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
       }
     }
     printTable(scores);
+    // Every LoCoMo question has its evidence stored: a "none" here is a question the floor wrongly calls unanswered.
+    process.stdout.write(`\nmatch per strategy (all ${data.questions.length} questions): ${[...matches].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
     const n = Number(flagString(args, 'misses') ?? 0);
     if (n > 0) process.stdout.write(`\nmisses of ${DEFAULT_RECALL_MODE} at 10 (first ${n} of ${misses.length}):\n${misses.slice(0, n).join('\n')}\n`);
     process.stdout.write(
@@ -130,8 +135,10 @@ async function ask(
   strategy: Strategy,
   q: LocomoQuestion,
   latencies: number[],
+  includeWeak: boolean,
+  matches?: Map<string, number>,
 ): Promise<RecallResult[]> {
-  const body = { query: q.question, user_id: q.sampleId, limit: 25 };
+  const body = { query: q.question, user_id: q.sampleId, limit: 25, ...(includeWeak ? { include_weak: true } : {}) };
   if (strategy === 'bm25-only' || strategy === 'vector-only') {
     // A single retriever as it ranks, with no floor: the baseline measures that retriever alone.
     const ctx = await recallContext(deps, 'default', RecallInput.parse({ ...body, mode: 'chunks', include_weak: true }));
@@ -145,7 +152,9 @@ async function ask(
   });
   latencies.push(performance.now() - t);
   if (res.status !== 200) throw new Error(`recall (${strategy}) answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { results: RecallResult[] }).results;
+  const answer = (await res.json()) as { results: RecallResult[]; match?: string };
+  matches?.set(`${strategy} ${answer.match}`, (matches.get(`${strategy} ${answer.match}`) ?? 0) + 1);
+  return answer.results;
 }
 
 function printTable(scores: Scores): void {
