@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import { AutoAnalyze } from './db/auto-analyze.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { upgradeFullTextKeys } from './db/fts-upgrade.js';
+import { upgradeSlots } from './db/slot-upgrade.js';
 import { ensureTenants, migrate } from './db/migrator.js';
 import { createPool, listTenants, type Db } from './db/pool.js';
 import { EMBEDDED_ANN_MIN_ROWS, ensureVectorIndexes } from './db/vector-index.js';
@@ -138,6 +139,7 @@ async function prepareDatabase(url: string, config: Config, providers: Providers
     await migrate(owner, log.child({ component: 'migrate' }));
     await ensureTenants(owner, config.MEMLOOM_API_KEYS.values());
     await upgradeFullTextKeys(owner, log.child({ component: 'migrate' }));
+    await upgradeSlots(owner, log.child({ component: 'migrate' }));
     await ensureVectorIndexes(owner, providers.embeddings.dimensions, embedded ? EMBEDDED_ANN_MIN_ROWS : 0, log);
   } finally {
     await owner.end();

@@ -5,7 +5,9 @@
  * history; the match floor says "none" for what was never said; PATCH lowers the old evidence;
  * chit-chat makes no memory; an explicit decision type is kept.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLOTS_VERSION, upgradeSlots } from '../src/db/slot-upgrade.js';
 import { withTenant } from '../src/db/pool.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { createMemloom } from '../apps/client/index.js';
@@ -180,5 +182,24 @@ describe('a correction lowers the old evidence', () => {
       const raw = results.find((r) => r.type === 'chunk' && /MySQL/.test(r.content));
       if (raw) expect(raw.current, mode).toBe(false);
     }
+  });
+});
+
+describe('memories written before slots', () => {
+  it('get their slot, keys and key words at startup, once', async () => {
+    await rows(`UPDATE memories SET slot = NULL, slot_keys = NULL WHERE user_id = 'cora'`);
+    const owner = new pg.Client({ connectionString: m.deps.dbUrl });
+    await owner.connect();
+    try {
+      await owner.query(`DELETE FROM memloom_settings WHERE name = 'slots'`);
+      expect(await upgradeSlots(owner)).toBeGreaterThanOrEqual(3);
+      expect((await owner.query(`SELECT value FROM memloom_settings WHERE name = 'slots'`)).rows[0]?.value).toBe(SLOTS_VERSION);
+      expect(await upgradeSlots(owner)).toBe(0);
+    } finally {
+      await owner.end();
+    }
+    const after = await rows<{ slot_keys: string[] | null }>(`SELECT slot_keys FROM memories WHERE user_id = 'cora' AND content ~ 'standup'`);
+    expect(after.length).toBeGreaterThanOrEqual(3);
+    for (const r of after) expect(r.slot_keys).toContain('a:standup');
   });
 });

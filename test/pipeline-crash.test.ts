@@ -61,7 +61,11 @@ describe('SIGKILL mid-pipeline, then restart', () => {
 
   beforeAll(async () => {
     stub = await startProviderStub({ dimensions: 384 });
-    stub.onChat(perMessageExtractor());
+    // Episodes: what happened, never a newer value of something. Which of two versions of a fact is
+    // current is decided by event time, but which near-duplicate wording becomes the stored row
+    // (the others confirm it) follows the order passes run in, and a crash changes that order; the
+    // rows compared here are what a crash must not change.
+    stub.onChat(perMessageExtractor({ kind: 'episode' }));
     const m = await startTestMemloom({
       env: { ...stubProviderEnv(stub), ...COMMON_ENV, LOG_LEVEL: 'silent' },
       roles: { api: true, watcher: true, workers: [...PIPELINE, 'maintenance'], scheduler: true },

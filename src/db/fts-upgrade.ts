@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { slotKeyText, type Slot } from '../domain/slots.js';
 import { FTS_KEYS_VERSION, ftsDocument, metaDocument } from '../domain/text.js';
 import type { Logger } from '../logger.js';
 import { listTenants } from './pool.js';
@@ -24,7 +25,14 @@ const TABLES: Array<{ table: string; select: string; tokenise: Tokenise; set: st
     tokenise: (r) => [ftsDocument(r.a ?? ''), metaDocument(new Date(r.t ?? 0), r.s)],
     set: `to_tsvector('simple', x.doc) || memloom_meta_key(to_tsvector('simple', x.meta))`,
   },
-  { table: 'memories', select: 'c.content AS a', tokenise: (r) => [ftsDocument(r.a ?? '')], set: `to_tsvector('simple', x.doc)` },
+  // A memory's key also holds its slot's category and attribute words (src/domain/slots.ts slotKeyText).
+  // What a version inherited from the one it replaced is not rewritten: a rewrite keeps its own words only.
+  {
+    table: 'memories',
+    select: 'c.content AS a, c.slot::text AS s',
+    tokenise: (r) => [ftsDocument(`${r.a ?? ''} ${r.s ? slotKeyText(JSON.parse(r.s) as Slot) : ''}`)],
+    set: `to_tsvector('simple', x.doc)`,
+  },
   { table: 'entities', select: 'c.name AS a, c.description AS b', tokenise: (r) => [ftsDocument(`${r.a} ${r.b}`)], set: `to_tsvector('simple', x.doc)` },
   {
     table: 'edges',

@@ -211,10 +211,10 @@ export function promptLines(body: { messages: Array<{ role: string; content: str
  * An extraction model for the stub whose answer for a message depends on that message alone, so
  * the rows a conversation produces do not depend on how its events are grouped into extraction
  * passes (which varies with timing, worker count and crashes). One memory per message (kind from
- * keywords), the speaker as a person, known technology names as entities, and one
+ * keywords, or `opts.kind` for all), the speaker as a person, known technology names as entities, and one
  * `speaker mentions technology` triplet per pair.
  */
-export function perMessageExtractor(): ChatHandler {
+export function perMessageExtractor(opts: { kind?: 'episode' } = {}): ChatHandler {
   return (body) => {
     if (!(body.messages[0]?.content ?? '').startsWith('You extract long-term memory')) return undefined;
     const memories: unknown[] = [];
@@ -223,7 +223,8 @@ export function perMessageExtractor(): ChatHandler {
     for (const { index, speaker, content } of promptLines(body)) {
       const text = content.split('\n')[0]?.trim() ?? '';
       if (text === '') continue;
-      const kind = /decid|决定/i.test(text) ? 'decision' : /prefer|喜欢/i.test(text) ? 'preference' : /\bwill\b|plan|计划/i.test(text) ? 'plan' : 'fact';
+      const kind =
+        opts.kind ?? (/decid|决定/i.test(text) ? 'decision' : /prefer|喜欢/i.test(text) ? 'preference' : /\bwill\b|plan|计划/i.test(text) ? 'plan' : 'fact');
       const person = /^(user|assistant|system|tool|message|note|document|decision)$/.test(speaker) ? null : speaker;
       const tech = TECH.filter((t) => text.toLowerCase().includes(t.toLowerCase()));
       memories.push({

@@ -148,7 +148,10 @@ describe('planMemories: event time decides which value of a slot holds', () => {
   });
 
   it('supersedes every stored version of the slot a newer unit replaces, and confirms a restatement', () => {
-    const stored = [slotted('m1', 'Our standup is at 9:30.', '2026-03-01T00:00:00Z'), slotted('m2', 'Daily standup is at 9:30 every day.', '2026-03-02T00:00:00Z')];
+    const stored = [
+      slotted('m1', 'Our standup is at 9:30.', '2026-03-01T00:00:00Z'),
+      slotted('m2', 'Daily standup is at 9:30 every day.', '2026-03-02T00:00:00Z'),
+    ];
     const plan = planMemories(
       [unit('fact', 'Standup moved to 10:00.', '2026-03-10T00:00:00Z'), unit('fact', 'Standup is at 10:00 now.', '2026-03-11T00:00:00Z')],
       [at(0), at(0.05)],
@@ -159,7 +162,12 @@ describe('planMemories: event time decides which value of a slot holds', () => {
       [stored, stored],
     );
     expect(plan[0]?.decision.action).toBe('UPDATE');
-    expect(plan[0]?.supersedes).toEqual(expect.arrayContaining([{ id: 'm1', version: 1 }, { id: 'm2', version: 1 }]));
+    expect(plan[0]?.supersedes).toEqual(
+      expect.arrayContaining([
+        { id: 'm1', version: 1 },
+        { id: 'm2', version: 1 },
+      ]),
+    );
     expect(plan[1]).toMatchObject({ decision: { action: 'CONFIRM' }, target: { pass: 0 } });
   });
 

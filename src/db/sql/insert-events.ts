@@ -29,6 +29,9 @@ export interface InsertedEvent {
 
 const COLUMNS = `idem_key text, dataset text, user_id text, agent_id text, session_id text, type text, role text, content text,
   content_hash text, occurred_at timestamptz, importance smallint, ttl text, metadata jsonb, source text, source_ref text`;
+const COLUMN_NAMES = COLUMNS.split(',')
+  .map((c) => c.trim().split(/\s+/)[0])
+  .join(', ');
 
 /**
  * The one INSERT of events, from a JSON array of EventRow (`source`: a parameter or a literal).
@@ -37,6 +40,9 @@ const COLUMNS = `idem_key text, dataset text, user_id text, agent_id text, sessi
  * Rows go in in the request's order, which `seq` keeps (triage's "repeated in the session", chunk
  * neighbours and extraction follow it); so on a server two writers with the same keys in other
  * orders can deadlock, and EventWriter writes the victim again (test/server-writes.test.ts).
+ * An event sent without occurred_at gets the receive time plus its place in the batch in
+ * microseconds: events of one batch keep their order in time, so which of two statements is newer
+ * (src/domain/slots.ts) never depends on how a batch or a file was split.
  * A single plain statement on purpose: a CTE that also looked up duplicates cost more to plan than
  * a small insert costs to run, and its join scanned the tenant's events. tenant_id comes from
  * app.tenant_id (RLS checks it too).
@@ -45,8 +51,9 @@ function insertStatement(source: string): string {
   return `INSERT INTO events (idem_key, dataset, user_id, agent_id, session_id, type, role, content, content_hash,
                       occurred_at, importance, ttl, metadata, source, source_ref)
   SELECT idem_key, dataset, user_id, agent_id, session_id, type, role, content, content_hash,
-         coalesce(occurred_at, now()), importance, ttl::interval, coalesce(metadata, '{}'), source, source_ref
-  FROM jsonb_to_recordset(${source}) AS x(${COLUMNS})
+         coalesce(occurred_at, now() + (n - 1) * interval '1 microsecond'), importance, ttl::interval, coalesce(metadata, '{}'), source, source_ref
+  FROM ROWS FROM (jsonb_to_recordset(${source}) AS (${COLUMNS})) WITH ORDINALITY AS x(${COLUMN_NAMES}, n)
+  ORDER BY n
   ON CONFLICT (tenant_id, idem_key) DO NOTHING
   RETURNING idem_key, id, true AS inserted`;
 }
