@@ -71,9 +71,13 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
   const eventIdsOf = (sources: number[]) => [...new Set(sources.map((i) => events[i]?.id).filter((id): id is string => id !== undefined))];
   const latest = (ids: string[]) => new Date(Math.max(...ids.map((id) => events.find((e) => e.id === id)?.occurred_at.getTime() ?? 0))).toISOString();
   const entities = new Map<string, PreparedEntity>();
+  // Normalised names of `entities`: a set, since a large pass has thousands of each (a scan per
+  // triplet end was quadratic).
+  const names = new Set<string>();
   const addEntity = (name: string, type: string, description: string, eventIds: string[]) => {
     const normalized = normalizeEntityName(name);
     if (!normalized || eventIds.length === 0) return;
+    names.add(normalized);
     const key = `${normalized}\u0000${type}`;
     const found = entities.get(key);
     if (found) {
@@ -82,7 +86,7 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
     } else entities.set(key, { name: name.trim(), normalized, type: type.toLowerCase(), description, ftsDoc: ftsDocument(`${name} ${description}`), eventIds });
   };
   for (const e of result.entities) addEntity(e.name, e.type, e.description, eventIdsOf(e.sources));
-  const known = (name: string) => [...entities.values()].some((e) => e.normalized === normalizeEntityName(name));
+  const known = (name: string) => names.has(normalizeEntityName(name));
 
   const memories = new Map<string, PreparedMemory>();
   for (const m of result.memories) {

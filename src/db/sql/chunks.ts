@@ -54,14 +54,16 @@ export interface NewChunk {
  * land next to, in one statement (insertChunksWithKeys) after the sessions' locks; then moves the
  * events to `chunked`, all in the caller's transaction.
  * Idempotent: existing (event_id, idx) rows are left out (UNIQUE, DO NOTHING), and only `triaged`
- * events move.
+ * events move. Returns the number of chunks inserted.
  */
-export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<void> {
+export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<number> {
+  let inserted = 0;
   if (chunks.length > 0) {
     await lockSessionsOfRows(tx, chunks);
-    await insertChunksWithKeys(tx, JSON.stringify(chunks), runId);
+    inserted = await insertChunksWithKeys(tx, JSON.stringify(chunks), runId);
   }
-  await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
+  if (eventIds.length > 0) await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
+  return inserted;
 }
 
 /**
