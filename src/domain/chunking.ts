@@ -190,10 +190,11 @@ export function chunkText(text: string, opts: ChunkOptions = {}): Chunk[] {
 }
 
 /**
- * Characters of a text chunked in one synchronous step by chunkSections: chunking runs ~1 µs per
- * character, so a 1 MiB event chunked whole held the thread (the API's, in one process) ~1 s.
+ * Characters of a text chunked in one synchronous step by chunkSections. A 1 MiB event chunked
+ * whole held the thread (the API's, in one process) ~1 s; the tokenizer's first sight of rare
+ * words costs up to ~10 µs per character (32,000 characters of made-up names took 240 ms).
  */
-export const SECTION_CHARS = 32_000;
+export const SECTION_CHARS = 8_000;
 
 /**
  * Where to cut `text` at or before `limit` (> from): after the last paragraph break, else line

@@ -6,10 +6,11 @@ import type { ModelDecision } from './reconcile.js';
  * What one write transaction of an extraction pass holds at most. A pass of 25 short turns writes
  * a few dozen rows; a 1 MiB event gave thousands of units, entities and triplets, whose one
  * transaction held the embedded database for seconds and whose statements went over their limits
- * (`vectorList: 12000 vectors in one statement`, issue 35). A piece of this size writes in about
- * the time of an ordinary pass.
+ * (`vectorList: 12000 vectors in one statement`, issue 35). An entity that no name matches is
+ * compared with every entity of its type (resolveEntities): 64 of them took 270 ms on average at
+ * 7,000 entities, so 32; a piece of 16 units takes about the time of an ordinary pass.
  */
-export const PIECE_LIMITS = { memories: 16, entities: 64, triplets: 32 } as const;
+export const PIECE_LIMITS = { memories: 16, entities: 32, triplets: 32 } as const;
 
 export interface ExtractPiece {
   prepared: Prepared;
