@@ -23,8 +23,9 @@ export async function asDatabaseOwner(deps: Deps, text: string): Promise<void> {
 
 /**
  * A trigger that makes every insert of a `table` row whose `column` contains `marker` fail with
- * `errcode` (an internal error of the database, as a bug or a corrupt row would cause). Returns
- * the statement that removes it.
+ * `errcode` (XX000: an internal error, as a bug or a corrupt row would cause; 22xxx: a data
+ * error), its message quoting the row's value as PostgreSQL's own messages do. Returns a function
+ * that removes it.
  */
 export async function poisonWrites(deps: Deps, table: string, column: string, marker: string, errcode = 'XX000'): Promise<() => Promise<void>> {
   const name = `test_poison_${table}`;
@@ -33,7 +34,8 @@ export async function poisonWrites(deps: Deps, table: string, column: string, ma
     `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
        IF position(${pg.escapeLiteral(marker)} IN NEW.${column}::text) > 0 THEN
-         RAISE EXCEPTION 'poisoned test row' USING ERRCODE = '${errcode}';
+         -- as PostgreSQL's own data errors do, the message quotes the value
+         RAISE EXCEPTION 'poisoned test row: "%"', left(NEW.${column}::text, 60) USING ERRCODE = '${errcode}';
        END IF;
        RETURN NEW;
      END $$;
