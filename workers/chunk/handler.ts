@@ -95,7 +95,6 @@ async function chunkRows(events: EventToChunk[]): Promise<NewChunk[]> {
           user_id: e.user_id,
           agent_id: e.agent_id,
           session_id: e.session_id,
-          occurred_at: e.occurred_at,
         });
       }
       await yieldToEventLoop();

@@ -46,11 +46,10 @@ export interface NewChunk {
   user_id: string | null;
   agent_id: string | null;
   session_id: string | null;
-  occurred_at: Date;
 }
 
 /**
- * Inserts chunks with their finished index keys, rewriting the keys of the existing chunks they
+ * Inserts chunks (their occurred_at is their event's, read in the statement) with their finished index keys, rewriting the keys of the existing chunks they
  * land next to, in one statement (insertChunksWithKeys) after the sessions' locks; then moves the
  * events to `chunked`, all in the caller's transaction.
  * Idempotent: existing (event_id, idx) rows are left out (UNIQUE, DO NOTHING), and only `triaged`
