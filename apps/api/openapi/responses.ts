@@ -73,3 +73,10 @@ export const ImportAnswer = z.looseObject({
   embedded: z.number().int(),
   complete: z.boolean(),
 });
+
+export const DoctorAnswer = z.object({
+  tenants: z
+    .record(z.string(), z.record(z.string(), z.number().int()))
+    .describe('per tenant: each invariant check with its count of violations (0 when it holds), and embedding_cache_unmatched, a report'),
+  violations: z.number().int().describe('violations over all tenants (the cache report excepted); memloom doctor exits 1 when not 0'),
+});
