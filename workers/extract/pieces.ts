@@ -7,10 +7,11 @@ import type { ModelDecision } from './reconcile.js';
  * a few dozen rows; a 1 MiB event gave thousands of units, entities and triplets, whose one
  * transaction held the embedded database for seconds and whose statements went over their limits
  * (`vectorList: 12000 vectors in one statement`, issue 35). An entity that no name matches is
- * compared with every entity of its type (resolveEntities): 64 of them took 270 ms on average at
- * 7,000 entities, so 32; a piece of 16 units takes about the time of an ordinary pass.
+ * compared with every entity of its type (resolveEntities, an exact scan): 64 of them took 270 ms
+ * on average at 7,000 entities and 32 up to 254 ms at 6,000 (scripts/bench-large-event.ts), so 16;
+ * a piece of 16 units takes about the time of an ordinary pass.
  */
-export const PIECE_LIMITS = { memories: 16, entities: 32, triplets: 32 } as const;
+export const PIECE_LIMITS = { memories: 16, entities: 16, triplets: 32 } as const;
 
 export interface ExtractPiece {
   prepared: Prepared;
