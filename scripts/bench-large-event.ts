@@ -83,6 +83,19 @@ for (let run = 1; run <= Number(values.runs); run++) {
       for (const s of hold.slowest)
         console.log(`    ${s.ms.toFixed(0)} ms (${s.priority}, busy ${s.busyMs.toFixed(0)}, statement ${s.statementMs.toFixed(0)}): ${s.sql.slice(0, 90)}`);
     }
+    // Forgetting it again: one request, while recalls go on.
+    await m.deps.embedded?.sessionStats({ reset: true });
+    let forgotten = false;
+    const duringForget = recallLoop(m.url, () => forgotten);
+    const forgetStarted = performance.now();
+    const forget = await postJson(`${m.url}/v1/forget`, { event_id: post.body.ids[0] });
+    const forgetMs = performance.now() - forgetStarted;
+    forgotten = true;
+    const forgetRecalls = await duringForget;
+    const forgetHold = await m.deps.embedded?.sessionStats();
+    console.log(
+      `  forget: ${forget.status} in ${forgetMs.toFixed(0)} ms; recall ${fmt(forgetRecalls)}; longest background turn ${forgetHold?.maxMs.background.toFixed(0) ?? '?'} ms`,
+    );
   } finally {
     await m.close();
   }
