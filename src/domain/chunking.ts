@@ -222,10 +222,17 @@ function sectionEnd(text: string, from: number, limit: number): number {
  */
 export function* chunkSections(text: string, opts: ChunkOptions = {}, sectionChars = SECTION_CHARS): Generator<Chunk[]> {
   let index = 0;
+  for (const { start, end } of sections(text, sectionChars)) {
+    const chunks = chunkText(text.slice(start, end), opts).map((c) => ({ ...c, index: index++, start: c.start + start, end: c.end + start }));
+    if (chunks.length > 0) yield chunks;
+  }
+}
+
+/** Consecutive spans of at most `sectionChars` covering `text`, cut at paragraph, line or word boundaries where there is one. */
+export function* sections(text: string, sectionChars = SECTION_CHARS): Generator<Span> {
   for (let from = 0; from < text.length; ) {
     const end = sectionEnd(text, from, from + sectionChars);
-    const chunks = chunkText(text.slice(from, end), opts).map((c) => ({ ...c, index: index++, start: c.start + from, end: c.end + from }));
+    yield { start: from, end };
     from = end;
-    if (chunks.length > 0) yield chunks;
   }
 }

@@ -16,11 +16,11 @@ import { finishRun, startPieceRun, startRun } from '../../src/db/sql/runs.js';
 import type { Deps } from '../../src/deps.js';
 import { embedDocuments } from '../../src/embeddings.js';
 import { yieldToEventLoop } from '../../src/event-loop.js';
-import { extractWithCache } from '../../src/llm.js';
 import type { Logger } from '../../src/logger.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { briefingJob } from '../briefing/schema.js';
 import { splitPass } from './pieces.js';
+import { extractInWindows } from './windows.js';
 import { prepare, toMessages } from './prepare.js';
 import { adviseReconcile } from './reconcile.js';
 import { ExtractInput, debounceWait, extractAfter, extractBatch, extractKey, extractLeaseMs } from './schema.js';
@@ -88,7 +88,7 @@ export const extract = defineStage({
  */
 export async function askProviders(deps: Deps, tenantId: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, log: Logger) {
   const input = { messages: toMessages(events), knownEntities: known.map((k, i) => ({ id: i + 1, name: k.name, type: k.type })) };
-  const result = await extractWithCache(deps, tenantId, input);
+  const result = await extractInWindows(deps, tenantId, input);
   const prepared = prepare(result, events);
   const texts = [...prepared.entities.map((e) => e.name), ...prepared.memories.map((m) => m.content)];
   const vectors = await embedDocuments(deps.db, tenantId, deps.providers.embeddings, texts);
