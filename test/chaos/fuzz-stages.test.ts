@@ -17,7 +17,7 @@ const EVENTS = Number(process.env.FUZZ_STAGE_EVENTS ?? 150);
 
 const word = fc.stringMatching(/^[A-Za-z][a-z]{1,9}$/);
 const name = word.map((w) => `${w[0]?.toUpperCase()}${w.slice(1)}`);
-const int = fc.oneof(fc.integer(), fc.integer({ min: 0, max: 99 }), fc.constantFrom(0, -1, 2 ** 31, 2 ** 53, 9007199254740993, 1e21));
+const int = fc.oneof(fc.integer(), fc.integer({ min: 0, max: 99 }), fc.constantFrom(0, -1, 2 ** 31, 2 ** 53, Number.MAX_SAFE_INTEGER, 1e21));
 
 /** A date as people and programs write them, in range or far out of it. */
 const date = fc.oneof(
