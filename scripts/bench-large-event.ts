@@ -3,7 +3,7 @@
  * thread) while a client recalls every 100 ms: recall latency before and during the event, the
  * time until `pending_events` is 0, and how long background work held the embedded database's one
  * session (its longest turns and what ran in them). Prints figures; nothing is asserted.
- * Run: npx tsx scripts/bench-large-event.ts [--preferences 600] [--runs 1]
+ * Run: npm run bench:large-event [-- --preferences 600 --runs 1]
  */
 import { parseArgs } from 'node:util';
 import { megabyte } from '../test/support/megabyte.js';
