@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MEMORY_KINDS } from './domain/vocabulary.js';
+import { durationMs } from './input.js';
 
 /**
  * The one configuration schema (every variable in docs/configuration.md). Parsed once in each entrypoint, frozen and carried
@@ -37,6 +38,8 @@ const url = (protocols: string[]) =>
 
 /** `episode:P180D,plan:P90D` → Map<memory kind, ISO-8601 duration> (per-kind default TTL of memories). */
 const TTL_KINDS: readonly string[] = MEMORY_KINDS;
+/** 1000 years: a memory's occurred_at (up to 9999-12-31) plus its kind's default stays far inside PostgreSQL's range. */
+const MAX_DEFAULT_TTL_MS = 1000 * 365.2425 * 86_400_000;
 const ttlDefaults = z
   .string()
   .optional()
@@ -50,11 +53,13 @@ const ttlDefaults = z
         !TTL_KINDS.includes(kind) ||
         !duration ||
         rest.length > 0 ||
-        !/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/.test(duration)
+        !/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/.test(duration) ||
+        // occurred_at + the default must stay a time PostgreSQL and JavaScript both hold
+        (durationMs(duration) ?? Infinity) > MAX_DEFAULT_TTL_MS
       ) {
         ctx.addIssue({
           code: 'custom',
-          message: `a comma-separated list of kind:ISO-8601-duration pairs (kinds: ${TTL_KINDS.join(', ')}; e.g. episode:P180D)`,
+          message: `a comma-separated list of kind:ISO-8601-duration pairs of at most 1000 years (kinds: ${TTL_KINDS.join(', ')}; e.g. episode:P180D)`,
         });
         return z.NEVER;
       }

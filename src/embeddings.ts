@@ -1,6 +1,7 @@
 import { withTenant, type Db } from './db/pool.js';
 import { getCachedVectors, putCachedVectors } from './db/sql/embedding-cache.js';
 import { contentHash } from './domain/text.js';
+import { yieldToEventLoop } from './event-loop.js';
 import type { EmbeddingProvider } from './providers/types.js';
 
 interface InFlight {
@@ -18,12 +19,30 @@ interface InFlight {
 const inFlight = new WeakMap<EmbeddingProvider, Map<string, InFlight>>();
 
 /**
+ * Texts embedded per step of embedDocuments. A 1 MiB event has ~1,200 chunks and its extraction
+ * thousands of texts: each step's vectors are cached in their own short transaction (a crash keeps
+ * what was paid for), and the thread is given back between steps (local hashing embeds on it).
+ */
+export const EMBED_STEP = 256;
+
+/**
  * Document vectors through the tenant's cache: identical text is never embedded twice (the cache
  * is keyed by model + sha256(text)), and a job replayed after a crash finds its vectors cached.
  * A model that computes a vector faster than the cache returns one (`cached: false`, local
- * hashing) skips it. Never call inside a transaction: the provider call happens between two short ones.
+ * hashing) skips it. Never call inside a transaction: the provider call happens between two short
+ * ones. Many texts go in steps of EMBED_STEP.
  */
 export async function embedDocuments(db: Db, tenantId: string, embeddings: EmbeddingProvider, texts: string[]): Promise<number[][]> {
+  if (texts.length <= EMBED_STEP) return embedStep(db, tenantId, embeddings, texts);
+  const vectors: number[][] = [];
+  for (let i = 0; i < texts.length; i += EMBED_STEP) {
+    if (i > 0) await yieldToEventLoop();
+    vectors.push(...(await embedStep(db, tenantId, embeddings, texts.slice(i, i + EMBED_STEP))));
+  }
+  return vectors;
+}
+
+async function embedStep(db: Db, tenantId: string, embeddings: EmbeddingProvider, texts: string[]): Promise<number[][]> {
   if (texts.length === 0) return [];
   if (!embeddings.cached) return (await embeddings.embed(texts, 'document')).vectors;
   const hashes = texts.map((t) => contentHash(t));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { identifier, storableText, storableTime, timestamp, toStorable } from './input.js';
+import { clampTime, durationMs, identifier, storableText, storableTime, storableTtl, timestamp, toStorable } from './input.js';
 
 describe('boundary text checks', () => {
   it('rejects what PostgreSQL cannot store, and control characters in identifiers', () => {
@@ -16,6 +16,30 @@ describe('boundary text checks', () => {
     expect(timestamp().safeParse('0000-01-01T00:00:00Z').success).toBe(false);
     expect(timestamp().safeParse('2026-02-30T00:00:00Z').success).toBe(false);
     expect(timestamp().safeParse('2027-02-29T00:00:00Z').success).toBe(false);
+    // inside the range as written, outside it in UTC: JavaScript writes them as 0000-… and +010000-…
+    expect(timestamp().safeParse('0001-01-01T00:00:00+14:00').success).toBe(false);
+    expect(timestamp().safeParse('9999-12-31T23:59:59-14:00').success).toBe(false);
+    expect(timestamp().safeParse('0001-01-01T00:00:00Z').success).toBe(true);
+    expect(timestamp().safeParse('9999-12-31T23:59:59Z').success).toBe(true);
+    expect(timestamp().safeParse('+300000-01-01T00:00:00Z').success).toBe(false);
+  });
+
+  it('clamps a stored time into the range both PostgreSQL and JavaScript write alike', () => {
+    expect(clampTime(new Date('0000-12-31T10:00:00Z'))).toBe('0001-01-01T00:00:00.000Z');
+    expect(clampTime(new Date('+010000-01-01T13:59:59Z'))).toBe('9999-12-31T23:59:59.999Z');
+    expect(clampTime(new Date(Number.NaN))).toBe('1970-01-01T00:00:00.000Z');
+    expect(clampTime(Date.parse('2026-01-01T00:00:00Z'))).toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('keeps a TTL only while its expiry stays in the range', () => {
+    const now = Date.parse('2026-12-01T00:00:00Z');
+    expect(durationMs('P1DT1H')).toBe(25 * 3_600_000);
+    expect(storableTtl('P30D', now)).toBe('P30D');
+    expect(storableTtl('P7000Y', now)).toBe('P7000Y');
+    expect(storableTtl('P9999999Y', now)).toBeNull();
+    expect(storableTtl('P999999M', now)).toBeNull();
+    expect(storableTtl('P1D', Date.parse('9999-12-31T00:00:00Z'))).toBeNull();
+    expect(storableTtl(undefined, now)).toBeNull();
   });
 
   it('cleans text from outside the checks without touching valid text', () => {
@@ -30,6 +54,10 @@ describe('boundary text checks', () => {
     expect(storableTime('0001-01-01T00:00:00Z')).toBe('0001-01-01T00:00:00.000Z');
     expect(storableTime('0000-01-01T00:00:00Z')).toBeNull();
     expect(storableTime('+010000-01-01T00:00:00Z')).toBeNull();
+    expect(storableTime('+300000-01-01T00:00:00Z')).toBeNull();
+    expect(storableTime('-000500-01-01T00:00:00Z')).toBeNull();
+    expect(storableTime('9999-12-31T23:59:59-14:00')).toBeNull();
+    expect(storableTime(String(2 ** 53))).toBeNull();
     expect(storableTime('sometime next spring')).toBeNull();
     expect(storableTime(null)).toBeNull();
   });

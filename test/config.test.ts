@@ -44,6 +44,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ MEMLOOM_API_KEYS: 'k:bad tenant' })).toThrow(/invalid MEMLOOM_API_KEYS/);
   });
 
+  it('takes per-kind default TTLs of at most 1000 years (an expiry must stay a time the database holds)', () => {
+    expect(loadConfig({ TTL_DEFAULTS: 'episode:P180D,plan:P999Y' }).TTL_DEFAULTS.get('plan')).toBe('P999Y');
+    expect(() => loadConfig({ TTL_DEFAULTS: 'episode:P300000Y' })).toThrow(/invalid TTL_DEFAULTS/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ REDIS_URL: '', PORT: '' }).PORT).toBe(8787);
   });

@@ -191,14 +191,14 @@ describe('memories written before slots', () => {
     const owner = new pg.Client({ connectionString: m.deps.dbUrl });
     await owner.connect();
     try {
-      await owner.query(`DELETE FROM memloom_settings WHERE name = 'slots'`);
+      await owner.query(`UPDATE memloom_settings SET value = 'before slots' WHERE name = 'slots'`);
       expect(await upgradeSlots(owner)).toBeGreaterThanOrEqual(3);
       expect((await owner.query(`SELECT value FROM memloom_settings WHERE name = 'slots'`)).rows[0]?.value).toBe(SLOTS_VERSION);
       expect(await upgradeSlots(owner)).toBe(0);
     } finally {
       await owner.end();
     }
-    const after = await rows<{ slot_keys: string[] | null }>(`SELECT slot_keys FROM memories WHERE user_id = 'cora' AND content ~ 'standup'`);
+    const after = await rows<{ slot_keys: string[] | null }>(`SELECT slot_keys FROM memories WHERE user_id = 'cora' AND content ~* 'standup'`);
     expect(after.length).toBeGreaterThanOrEqual(3);
     for (const r of after) expect(r.slot_keys).toContain('a:standup');
   });

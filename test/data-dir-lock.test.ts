@@ -9,8 +9,8 @@ import { MemloomError } from '../src/errors.js';
 import { freePort, ROOT, spawnMemloom, waitReady, type MemloomProcess } from './support/process.js';
 
 /**
- * One process owns an embedded data directory (issue 19): a second memloom, doctor, migrate or
- * another command on the same MEMLOOM_HOME is refused or routed to the owner's API, and never
+ * One process owns an embedded data directory (issue 19): a second memloom, migrate or another
+ * command on the same MEMLOOM_HOME is refused or routed to the owner's API (forget, retry, doctor), and never
  * opens the live files; a lock left by kill -9 does not block the next start.
  */
 const homes: string[] = [];
@@ -128,7 +128,7 @@ describe('the data directory lock', () => {
     await (await acquireDataDirLock(h)).release();
   });
 
-  it('a second memloom, doctor and migrate are refused, forget goes to the owner\u2019s API, and kill -9 leaves no lock that blocks', async () => {
+  it('a second memloom and migrate are refused, forget and doctor go to the owner\u2019s API, and kill -9 leaves no lock that blocks', async () => {
     const h = await home();
     const env = { MEMLOOM_HOME: h, EVENTS_DIR: path.join(h, 'events') };
     const owner = spawnMemloom(['start'], { ...env, PORT: String(await freePort()) });
@@ -138,7 +138,7 @@ describe('the data directory lock', () => {
     // The commands run with another PORT: only the lock can tell them the database is in use.
     const other = { ...env, PORT: String(await freePort()) };
 
-    for (const args of [['start'], ['doctor'], ['migrate']]) {
+    for (const args of [['start'], ['migrate']]) {
       const r = await run(args, other);
       expect(r.code, `${args[0]}: ${r.output}`).toBe(1);
       expect(r.output).toContain(`in use by memloom pid ${pid} (API ${owner.url})`);
@@ -146,6 +146,9 @@ describe('the data directory lock', () => {
     const forgot = await run(['forget', '--session', 'nobody-s', '--user', 'nobody'], other);
     expect(forgot.code, forgot.output).toBe(0);
     expect(JSON.parse(forgot.output.trim()).nothing_to_forget).toBe(true);
+    const checked = await run(['doctor'], other);
+    expect(checked.code, checked.output).toBe(0);
+    expect(Object.keys(JSON.parse(checked.output.trim()))).toEqual(['default']);
     expect((await fetch(`${owner.url}/readyz`)).status).toBe(200);
 
     const post = await fetch(`${owner.url}/v1/events`, {

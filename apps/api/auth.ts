@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../src/config.js';
 import { MemloomError } from '../../src/errors.js';
 import { BULL_BOARD_PATH } from './bull-board.js';
+import { DOCTOR_PATH } from './routes/doctor.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,13 +14,13 @@ declare module 'fastify' {
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json', '/docs']);
 
 /**
- * Who may see a path. Operator surfaces (Bull Board, /metrics) show every tenant's jobs and
- * figures, so a tenant's key never opens them: they need a key of MEMLOOM_ADMIN_KEYS once any key
- * is configured (docs/guardrails.md, "Guarantees").
+ * Who may see a path. Operator surfaces (Bull Board, /metrics, the doctor) show every tenant's
+ * jobs, figures or checks, so a tenant's key never opens them: they need a key of
+ * MEMLOOM_ADMIN_KEYS once any key is configured (docs/guardrails.md, "Guarantees").
  */
 export function accessOf(path: string): 'public' | 'admin' | 'tenant' {
   if (PUBLIC_PATHS.has(path)) return 'public';
-  if (path === '/metrics' || path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`)) return 'admin';
+  if (path === '/metrics' || path === DOCTOR_PATH || path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`)) return 'admin';
   return 'tenant';
 }
 

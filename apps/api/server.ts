@@ -9,6 +9,7 @@ import { opsRoutes, type Readiness } from './routes/ops.js';
 import { eventRoutes } from './routes/events.js';
 import { recallRoutes } from './routes/recall.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
+import { doctorRoutes } from './routes/doctor.js';
 import { memoryRoutes } from './routes/memories.js';
 import { graphRoutes } from './routes/graph.js';
 import { forgetRoutes } from './routes/forget.js';
@@ -100,6 +101,7 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   feedbackRoutes(app, deps);
   workingMemoryRoutes(app, deps);
   metricsRoutes(app, deps);
+  doctorRoutes(app, deps);
   jobRoutes(app, deps);
   exportRoutes(app, deps);
   mcpRoutes(app, VERSION);

@@ -121,7 +121,11 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'doctor',
     summary: 'checks memory invariants (orphans, duplicates); exit 1 on violations',
-    flags: { tenant: str('T', 'only this tenant') },
+    flags: {
+      tenant: str('T', 'only this tenant'),
+      url: { ...REMOTE_FLAGS.url, description: 'a running memloom to ask (default: the one that owns MEMLOOM_HOME, if any)' },
+      'api-key': { ...REMOTE_FLAGS['api-key'], description: 'an admin key (default: the first of MEMLOOM_ADMIN_KEYS, else $MEMLOOM_API_KEY)' },
+    },
     load: async () => (await import('./commands/doctor.js')).doctorCommand,
   },
   {

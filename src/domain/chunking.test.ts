@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText, type Chunk, type ChunkOptions } from './chunking.js';
+import { chunkSections, chunkText, type Chunk, type ChunkOptions } from './chunking.js';
 import { countTokens } from './tokens.js';
 
 /** The invariants every chunking must keep, whatever the text. */
@@ -187,6 +187,29 @@ describe('chunkText', () => {
       if (opts.minTokens && last && prev && last.tokens < opts.minTokens) {
         expect(countTokens(text.slice(prev.start, last.end))).toBeGreaterThan(opts.maxTokens ?? 256);
       }
+    }
+  });
+});
+
+describe('chunkSections', () => {
+  it("gives chunkText's chunks for a text within one section", () => {
+    const text = englishSentences(200);
+    expect([...chunkSections(text, { maxTokens: 64 }, text.length)].flat()).toEqual(chunkText(text, { maxTokens: 64 }));
+  });
+
+  it('keeps every chunking invariant across section cuts, with whole-text offsets and indexes', () => {
+    const rand = prng(77);
+    const words = ['memory', 'agent', '数据库', '😀', 'x', 'supercalifragilistic', '42'];
+    const seps = [' ', ' ', '. ', '\n', '\n\n', '', '。'];
+    for (let n = 0; n < 60; n++) {
+      const parts: string[] = [];
+      for (let i = 0; i < 50 + Math.floor(rand() * 1500); i++)
+        parts.push(words[Math.floor(rand() * words.length)] as string, seps[Math.floor(rand() * seps.length)] as string);
+      const text = parts.join('');
+      const opts: ChunkOptions = { maxTokens: 16 + Math.floor(rand() * 100), overlapTokens: Math.floor(rand() * 16) };
+      const sections = [...chunkSections(text, opts, 200 + Math.floor(rand() * 2000))];
+      expectValidChunks(text, sections.flat(), opts);
+      if (text.length > 4000) expect(sections.length).toBeGreaterThan(1);
     }
   });
 });

@@ -4,6 +4,7 @@ import { insertedEvents, insertEventsStatement, runInOneTransaction, setTenantSt
 import { contentHash } from '../domain/text.js';
 import type { InputIssue } from '../errors.js';
 import { translateError } from '../errors-translate.js';
+import { storableTtl } from '../input.js';
 import { validateEvents, type EventInput } from './schema.js';
 
 export type EventSource = 'http' | 'file' | 'client' | 'feedback' | 'cli';
@@ -41,7 +42,8 @@ export function toEventRow(event: EventInput, key: string, source: EventSource, 
     content_hash: contentHash(event.content),
     occurred_at: event.occurred_at ?? null,
     importance: event.importance ?? null,
-    ttl: event.ttl ?? null,
+    // A TTL whose expiry would pass the stored range means "never" (storableTtl).
+    ttl: storableTtl(event.ttl, event.occurred_at ? Date.parse(event.occurred_at) : Date.now()),
     metadata: event.metadata ?? {},
     source,
     source_ref: sourceRef ?? null,

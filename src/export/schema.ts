@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MEMORY_KINDS } from '../domain/vocabulary.js';
+import { timestamp } from '../input.js';
 
 /**
  * The export format (docs/api.md "Export and import"): JSON lines, one record each, `record`
@@ -29,7 +30,8 @@ export const ExportQuery = z
 export type ExportQuery = z.infer<typeof ExportQuery>;
 
 const uuid = z.uuid();
-const time = z.iso.datetime({ offset: true });
+// The stored range (src/input.ts): a line past it would be refused by the database, or read back as a time JavaScript cannot write.
+const time = timestamp();
 const optText = z.string().max(1_000_000).nullable();
 const vector = z.array(z.number()).max(4096).nullable().optional();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp } from '../input.js';
+import { identifier, timestamp } from '../input.js';
 import { QUEUE_NAMES } from '../queue/names.js';
 
 /** GET /v1/dead-letters — newest first; page with `before=<next_before>`. */
@@ -16,3 +16,6 @@ export const RetryBody = z
   .object({ queue: z.enum(QUEUE_NAMES).optional(), all: z.literal(true).optional() })
   .strict()
   .refine((b) => (b.queue === undefined) !== (b.all === undefined), { message: 'give either "queue" or "all": true' });
+
+/** GET /admin/doctor — the invariant checks of every tenant, or of one. */
+export const DoctorQuery = z.object({ tenant: identifier().optional() }).strict();

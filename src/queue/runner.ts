@@ -1,6 +1,7 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Deps } from '../deps.js';
 import { MemloomError } from '../errors.js';
+import { failureReason, failureStack } from '../errors-describe.js';
 import { translateError } from '../errors-translate.js';
 import { withTenant } from '../db/pool.js';
 import { insertJobDeadLetter } from '../db/sql/dead-letters.js';
@@ -22,6 +23,15 @@ export interface RunningWorkers {
 }
 
 export type StageCatalog = ReadonlyMap<QueueName, AnyStage>;
+
+/** A retryable failure as BullMQ records it: the reason as message, the cause's frames as stack. */
+class JobFailure extends Error {
+  constructor(reason: string, e: MemloomError) {
+    super(reason);
+    this.name = 'JobFailure';
+    this.stack = failureStack(this.name, reason, e);
+  }
+}
 
 /** A stage's worker concurrency: its own (a number, or a function of the configuration), else WORKER_CONCURRENCY. */
 function concurrencyOf(stage: AnyStage, config: Deps['config']): number {
@@ -103,10 +113,17 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
             await worker.rateLimit(e.retryAfterMs ?? 1000);
             throw Worker.RateLimitError();
           }
-          if (!e.retryable) throw new UnrecoverableError(`${e.code}: ${e.message}`);
+          // The reason names the cause (class, code, content-free message): BullMQ keeps it as
+          // the job's failedReason (Bull Board), and a final failure as the dead letter's message.
+          const reason = failureReason(e);
+          if (!e.retryable) {
+            const final = new UnrecoverableError(reason);
+            final.stack = failureStack(final.name, reason, e);
+            throw final;
+          }
           status = 'retry';
-          jobLog.warn({ code: e.code, err: e.cause ?? e, attempt: job.attemptsMade + 1 }, 'job failed; will retry');
-          throw e;
+          jobLog.warn({ code: e.code, reason, attempt: job.attemptsMade + 1 }, 'job failed; will retry');
+          throw new JobFailure(reason, e);
         } finally {
           timer({ status });
         }

@@ -73,8 +73,8 @@ describe('hostile HTTP input', () => {
     expect((await sql(m.deps.db, 'SELECT 1 FROM events WHERE id = $1', [good.body.ids[0]], 'beta')).length).toBe(1);
   }, 1_800_000);
 
-  it('answers 401 without a key and 403 with a tenant key on Bull Board and /metrics, 200 with the admin key', async () => {
-    for (const path of ['/admin/queues', '/admin/queues/api/queues?activeQueue=triage&status=completed', '/metrics']) {
+  it('answers 401 without a key and 403 with a tenant key on Bull Board, /metrics and the doctor, 200 with the admin key', async () => {
+    for (const path of ['/admin/queues', '/admin/queues/api/queues?activeQueue=triage&status=completed', '/metrics', '/admin/doctor']) {
       expect((await rawRequest(port, { method: 'GET', target: path })).status, path).toBe(401);
       expect((await rawRequest(port, { method: 'GET', target: path, headers: [['authorization', 'Bearer nope']] })).status, path).toBe(401);
       expect((await rawRequest(port, { method: 'GET', target: path, headers: [['authorization', `Bearer ${KEYS.alpha}`]] })).status, path).toBe(403);

@@ -5,7 +5,7 @@ import { CATALOG } from '../catalog.js';
 import { startTestMemloom, type TestMemloom } from '../../test/support/memloom.js';
 import { ingest, runStage, sql, TENANT, waitForDeadLetter, waitForJob } from '../../test/support/pipeline.js';
 import { triage } from '../triage/handler.js';
-import { EVENTS_PER_TRANSACTION, chunk } from './handler.js';
+import { CHUNKS_PER_TRANSACTION, EVENTS_PER_TRANSACTION, chunk } from './handler.js';
 import { CHUNK_MAX_TOKENS } from './schema.js';
 
 interface ChunkRow {
@@ -130,6 +130,53 @@ describe.each([{ redis: false }, { redis: true }])('chunk stage (redis: $redis)'
     const seam = await sql<{ f: string }>(m.deps.db, `SELECT c.fts::text AS f FROM chunks c JOIN events e ON e.id = c.event_id WHERE e.id = $1`, [ids[31]]);
     expect(seam[0]?.f).toMatch(/'30':[0-9]+C/); // the previous turn, in the same transaction
     expect(seam[0]?.f).toMatch(/'32':[0-9]+B/); // the next turn, written by the next transaction
+  });
+
+  it('writes a large event in pieces of bounded size, resumable after a crash between them, with the keys a single write would give', async () => {
+    // ~120 kB: more than one section of chunkSections, and many pieces.
+    const big = Array.from(
+      { length: 1800 },
+      (_, i) => `Sentence ${i} says the ${['ferry', 'harbour', 'museum', 'tram'][i % 4]} timetable changed ${i} times this year.${i % 3 === 2 ? '\n\n' : ' '}`,
+    ).join('');
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 3, 10, 0, s)).toISOString();
+    const ids = await triaged([
+      { session_id: 'ch-big', user_id: 'u-big', content: 'Before the big paste.', occurred_at: at(0) },
+      { session_id: 'ch-big', user_id: 'u-big', type: 'document', content: big, occurred_at: at(1) },
+      { session_id: 'ch-big', user_id: 'u-big', content: 'After the big paste.', occurred_at: at(2) },
+    ]);
+    const bigId = ids[1] as string;
+    const done = await runStage(m.deps, chunk, { tenantId: TENANT, eventIds: ids }, 'chunk-job-big');
+    const total = (await chunksOf([bigId])).length;
+    expect(total).toBeGreaterThan(3 * CHUNKS_PER_TRANSACTION);
+    expect(done.result.chunks).toBe(total + 2);
+    // No transaction wrote more than CHUNKS_PER_TRANSACTION chunks (one run row per transaction).
+    const perRun = await sql<{ n: number }>(m.deps.db, 'SELECT count(*)::int AS n FROM chunks WHERE event_id = ANY($1::uuid[]) GROUP BY run_id', [ids]);
+    expect(Math.max(...perRun.map((r) => r.n))).toBeLessThanOrEqual(CHUNKS_PER_TRANSACTION);
+    // (by position: the replay below writes new rows)
+    const keys = () =>
+      sql<{ f: string }>(
+        m.deps.db,
+        'SELECT c.fts::text AS f FROM chunks c JOIN events e ON e.id = c.event_id WHERE e.id = ANY($1::uuid[]) ORDER BY e.seq, c.idx',
+        [ids],
+      );
+    const before = await keys();
+    await sql(m.deps.db, `SELECT memloom_refresh_chunk_keys(array_agg(id), 'fts') FROM chunks WHERE event_id = ANY($1::uuid[])`, [ids]);
+    expect(await keys()).toEqual(before);
+
+    // A crash after the first pieces: the event is still triaged with only its first chunks.
+    const spans = await sql<{ idx: number; start_offset: number; end_offset: number; content: string }>(
+      m.deps.db,
+      'SELECT idx, start_offset, end_offset, content FROM chunks WHERE event_id = $1 ORDER BY idx',
+      [bigId],
+    );
+    await sql(m.deps.db, `DELETE FROM chunks WHERE event_id = $1 AND idx >= $2`, [bigId, 2 * CHUNKS_PER_TRANSACTION]);
+    await sql(m.deps.db, `UPDATE events SET status = 'triaged' WHERE id = $1`, [bigId]);
+    const replay = await runStage(m.deps, chunk, { tenantId: TENANT, eventIds: [bigId] }, 'chunk-job-big-replay');
+    expect(replay.result.chunks).toBe(total - 2 * CHUNKS_PER_TRANSACTION);
+    expect(replay.next).toEqual([{ stage: 'embed', input: { tenantId: TENANT, eventIds: [bigId] } }]);
+    expect(await sql(m.deps.db, 'SELECT idx, start_offset, end_offset, content FROM chunks WHERE event_id = $1 ORDER BY idx', [bigId])).toEqual(spans);
+    expect(await keys()).toEqual(before);
+    expect((await sql<{ status: string }>(m.deps.db, 'SELECT status FROM events WHERE id = $1', [bigId]))[0]?.status).toBe('chunked');
   });
 
   it('fails an invalid payload permanently, without retries, and records a dead letter', async () => {

@@ -8,16 +8,19 @@ import {
   markExtracted,
   quietState,
   releaseExtraction,
+  renewClaim,
   type EventToExtract,
   type PendingState,
 } from '../../src/db/sql/extract-events.js';
-import { finishRun, startRun } from '../../src/db/sql/runs.js';
+import { finishRun, startPieceRun, startRun } from '../../src/db/sql/runs.js';
 import type { Deps } from '../../src/deps.js';
 import { embedDocuments } from '../../src/embeddings.js';
-import { extractWithCache } from '../../src/llm.js';
+import { yieldToEventLoop } from '../../src/event-loop.js';
 import type { Logger } from '../../src/logger.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { briefingJob } from '../briefing/schema.js';
+import { splitPass } from './pieces.js';
+import { extractInWindows } from './windows.js';
 import { prepare, toMessages } from './prepare.js';
 import { adviseReconcile } from './reconcile.js';
 import { ExtractInput, debounceWait, extractAfter, extractBatch, extractKey, extractLeaseMs } from './schema.js';
@@ -91,7 +94,7 @@ export const extract = defineStage({
  */
 export async function askProviders(deps: Deps, tenantId: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, log: Logger) {
   const input = { messages: toMessages(events), knownEntities: known.map((k, i) => ({ id: i + 1, name: k.name, type: k.type })) };
-  const result = await extractWithCache(deps, tenantId, input);
+  const result = await extractInWindows(deps, tenantId, input);
   const prepared = prepare(result, events);
   const texts = [...prepared.entities.map((e) => e.name), ...prepared.memories.map((m) => m.content)];
   const vectors = await embedDocuments(deps.db, tenantId, deps.providers.embeddings, texts);
@@ -112,8 +115,10 @@ async function afterPass(tx: Queryable, key: string, config: Deps['config']): Pr
 }
 
 /**
- * One pass over claimed events: providers, then one transaction that writes, marks them done and
- * reads what follows (next() used to read it in one or two transactions of its own).
+ * One pass over claimed events: providers, then the writes in pieces of bounded size, each in its
+ * own transaction (pieces.ts); the last also marks the events done and reads what follows. A
+ * piece's run row carries its content's key, so a pass resumed after a crash between pieces skips
+ * the pieces already committed. A pass within the limits is one piece, as before.
  */
 async function extractClaimed(
   deps: Deps,
@@ -126,18 +131,30 @@ async function extractClaimed(
 ): Promise<{ events: number; after: AfterPass } & WriteCounts> {
   const { prepared, vectors, scope, decisions } = await askProviders(deps, tenantId, events, known, log);
   const embedder = deps.providers.embeddings;
-  const { counts, after } = await withTenant(deps.db, tenantId, async (tx) => {
-    const runId = await startRun(tx, { stage: 'extract', jobId: job.id, provider: deps.config.LLM_PROVIDER, model: deps.providers.llm.model });
-    const c = await writeExtraction(tx, prepared, vectors, scope, embedder, runId, deps.config.TTL_DEFAULTS, decisions);
-    await markExtracted(
-      tx,
-      events.map((e) => e.id),
-    );
-    await finishRun(tx, runId, { events: events.length, ...c });
-    return { counts: c, after: await afterPass(tx, key, deps.config) };
-  });
-  log.debug({ events: events.length, ...counts }, 'extracted');
-  return { events: events.length, after, ...counts };
+  const ids = events.map((e) => e.id);
+  const pieces = splitPass(prepared, vectors, decisions);
+  const counts: WriteCounts = { entities: 0, memories_added: 0, memories_updated: 0, memories_confirmed: 0, memories_challenged: 0, edges: 0 };
+  let after: AfterPass | undefined;
+  for (const [k, piece] of pieces.entries()) {
+    const last = k === pieces.length - 1;
+    if (k > 0) await yieldToEventLoop();
+    const written = await withTenant(deps.db, tenantId, async (tx) => {
+      const run = { stage: 'extract', jobId: job.id, provider: deps.config.LLM_PROVIDER, model: deps.providers.llm.model };
+      const runId = pieces.length === 1 ? await startRun(tx, run) : await startPieceRun(tx, { ...run, pieceKey: piece.key });
+      const c =
+        runId === undefined
+          ? undefined
+          : await writeExtraction(tx, piece.prepared, piece.vectors, scope, embedder, runId, deps.config.TTL_DEFAULTS, piece.decisions);
+      if (last) await markExtracted(tx, ids);
+      else await renewClaim(tx, ids);
+      if (runId !== undefined) await finishRun(tx, runId, { events: events.length, ...(pieces.length > 1 ? { piece: k, pieces: pieces.length } : {}), ...c });
+      if (last) after = await afterPass(tx, key, deps.config);
+      return c;
+    });
+    if (written) for (const name of Object.keys(counts) as Array<keyof WriteCounts>) counts[name] += written[name];
+  }
+  log.debug({ events: events.length, pieces: pieces.length, ...counts }, 'extracted');
+  return { events: events.length, after: after as AfterPass, ...counts };
 }
 
 const NO_WRITES: WriteCounts = { entities: 0, memories_added: 0, memories_updated: 0, memories_confirmed: 0, memories_challenged: 0, edges: 0 };

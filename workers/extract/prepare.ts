@@ -1,5 +1,5 @@
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
-import { storableTime } from '../../src/input.js';
+import { clampTime, storableTime } from '../../src/input.js';
 import { contentHash, ftsDocument, normalizeText } from '../../src/domain/text.js';
 import type { ExtractMessage, ExtractionResult } from '../../src/providers/llm/types.js';
 import type { MemoryKind } from '../../src/domain/vocabulary.js';
@@ -9,7 +9,7 @@ import { slotKeyText, slotOf, type Slot } from '../../src/domain/slots.js';
 export function toMessages(events: EventToExtract[]): ExtractMessage[] {
   return events.map((e, index) => {
     const speaker = typeof e.metadata?.speaker === 'string' ? e.metadata.speaker : typeof e.metadata?.name === 'string' ? e.metadata.name : undefined;
-    return { index, type: e.type, role: e.role ?? undefined, speaker, content: e.content, occurredAt: e.occurred_at.toISOString() };
+    return { index, type: e.type, role: e.role ?? undefined, speaker, content: e.content, occurredAt: clampTime(e.occurred_at) };
   });
 }
 
@@ -72,11 +72,16 @@ export interface Prepared {
  */
 export function prepare(result: ExtractionResult, events: EventToExtract[]): Prepared {
   const eventIdsOf = (sources: number[]) => [...new Set(sources.map((i) => events[i]?.id).filter((id): id is string => id !== undefined))];
-  const latest = (ids: string[]) => new Date(Math.max(...ids.map((id) => events.find((e) => e.id === id)?.occurred_at.getTime() ?? 0))).toISOString();
+  // Clamped: an event stored before the boundary checked the range must not fail the write.
+  const latest = (ids: string[]) => clampTime(Math.max(...ids.map((id) => events.find((e) => e.id === id)?.occurred_at.getTime() ?? 0)));
   const entities = new Map<string, PreparedEntity>();
+  // Normalised names of `entities`: a set, since a large pass has thousands of each (a scan per
+  // triplet end was quadratic).
+  const names = new Set<string>();
   const addEntity = (name: string, type: string, description: string, eventIds: string[]) => {
     const normalized = normalizeEntityName(name);
     if (!normalized || eventIds.length === 0) return;
+    names.add(normalized);
     const key = `${normalized}\u0000${type}`;
     const found = entities.get(key);
     if (found) {
@@ -85,7 +90,7 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
     } else entities.set(key, { name: name.trim(), normalized, type: type.toLowerCase(), description, ftsDoc: ftsDocument(`${name} ${description}`), eventIds });
   };
   for (const e of result.entities) addEntity(e.name, e.type, e.description, eventIdsOf(e.sources));
-  const known = (name: string) => [...entities.values()].some((e) => e.normalized === normalizeEntityName(name));
+  const known = (name: string) => names.has(normalizeEntityName(name));
 
   const memories = new Map<string, PreparedMemory>();
   for (const m of result.memories) {

@@ -4,9 +4,9 @@ import { ExportQuery } from '../../../src/export/schema.js';
 import { ForgetScope } from '../../../src/forget/schema.js';
 import { EntityQuery, EntitySearchQuery } from '../../../src/graph/schema.js';
 import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, WorkingMemoryQuery } from '../../../src/memories/schema.js';
-import { DeadLettersQuery, RetryBody } from '../../../src/ops/schema.js';
+import { DeadLettersQuery, DoctorQuery, RetryBody } from '../../../src/ops/schema.js';
 import { RecallInput } from '../../../src/recall/schema.js';
-import { ErrorBody, EventBody, EventsAccepted, ForgetAnswer, ImportAnswer, RecallAnswer, StatsAnswer } from './responses.js';
+import { DoctorAnswer, ErrorBody, EventBody, EventsAccepted, ForgetAnswer, ImportAnswer, RecallAnswer, StatsAnswer } from './responses.js';
 
 /**
  * Every route of the API, described once: the OpenAPI document (/openapi.json), the docs page and
@@ -265,6 +265,22 @@ export const ROUTES: RouteDoc[] = [
     auth: false,
     summary: 'Prometheus metrics',
     responses: { 200: { description: 'text exposition format', contentType: 'text/plain' } },
+  },
+  {
+    method: 'GET',
+    path: '/admin/doctor',
+    tag: 'ops',
+    auth: true,
+    summary: 'Invariant checks of every tenant (memloom doctor through the running process)',
+    description:
+      'Counts violations of the memory invariants per tenant (orphans, duplicate entities, broken version chains). Reads every tenant: once any key is configured it needs a key of MEMLOOM_ADMIN_KEYS (a tenant key answers 403). Scans whole tables: an operator check, not something to poll.',
+    query: DoctorQuery,
+    responses: {
+      200: json('the checks of each tenant and the total of violations', DoctorAnswer),
+      400: invalid,
+      401: json('no valid key', ErrorBody),
+      403: json('a tenant key: this surface needs an admin key', ErrorBody),
+    },
   },
   {
     method: 'GET',

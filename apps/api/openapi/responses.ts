@@ -33,9 +33,9 @@ export const EventBody = z.object({
   type: z.enum(EVENT_TYPES).optional(),
   role: z.enum(EVENT_ROLES).optional(),
   content: z.string().describe('required, at most 1 MiB of UTF-8'),
-  occurred_at: z.string().describe('ISO-8601 timestamp with a time zone').optional(),
+  occurred_at: z.string().describe('ISO-8601 timestamp with a time zone, between 0001-01-01 and 9999-12-31 in UTC').optional(),
   importance: z.number().int().min(1).max(10).optional(),
-  ttl: z.string().describe('ISO-8601 duration, e.g. P30D').optional(),
+  ttl: z.string().describe('ISO-8601 duration, e.g. P30D; one that would expire after 9999-12-31 is kept as no expiry').optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -87,4 +87,11 @@ export const ImportAnswer = z.looseObject({
   rejections: z.array(z.object({ line: z.number().int(), message: z.string() })),
   embedded: z.number().int(),
   complete: z.boolean(),
+});
+
+export const DoctorAnswer = z.object({
+  tenants: z
+    .record(z.string(), z.record(z.string(), z.number().int()))
+    .describe('per tenant: each invariant check with its count of violations (0 when it holds), and embedding_cache_unmatched, a report'),
+  violations: z.number().int().describe('violations over all tenants (the cache report excepted); memloom doctor exits 1 when not 0'),
 });

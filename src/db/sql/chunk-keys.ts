@@ -40,6 +40,8 @@ export async function lockSessionsOfRows(tx: Queryable, rows: Array<{ dataset: s
  * new chunks have no vector yet (the embed stage rebuilds key vectors). Rows whose (event_id, idx)
  * exists already are left out (a replay writes nothing). Caller: lockSessionsOfRows first.
  * Returns the number of chunks inserted.
+ * A chunk's occurred_at is its event's, read here rather than sent: a time JavaScript writes in a
+ * form PostgreSQL does not read (year 0 as 0000) never makes the round trip.
  * A neighbour's row is read by primary key in a subquery, never joined on the neighbour function's
  * output: the planner cannot estimate that output and hash-joined a sequential scan of every chunk
  * instead (a statement whose cost grew with the table; migration 20261204010000).
@@ -47,10 +49,10 @@ export async function lockSessionsOfRows(tx: Queryable, rows: Array<{ dataset: s
 export async function insertChunksWithKeys(tx: Queryable, json: string, runId: string): Promise<number> {
   const { rows } = await tx.query<{ n: number }>(
     `WITH x AS MATERIALIZED (
-       SELECT x.*, current_setting('app.tenant_id') AS tenant_id, coalesce(x.user_id, '') AS uk, e.seq AS event_seq,
+       SELECT x.*, current_setting('app.tenant_id') AS tenant_id, coalesce(x.user_id, '') AS uk, e.seq AS event_seq, e.occurred_at,
               to_tsvector('simple', x.fts_doc) AS own, memloom_meta_key(to_tsvector('simple', x.meta_doc)) AS meta
        FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, idx int, content text, start_offset int, end_offset int, tokens int,
-            content_hash text, fts_doc text, meta_doc text, dataset text, user_id text, agent_id text, session_id text, occurred_at timestamptz)
+            content_hash text, fts_doc text, meta_doc text, dataset text, user_id text, agent_id text, session_id text)
        JOIN events e ON e.id = x.event_id
        WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.event_id = x.event_id AND c.idx = x.idx)),
      near AS MATERIALIZED (

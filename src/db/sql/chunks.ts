@@ -46,22 +46,23 @@ export interface NewChunk {
   user_id: string | null;
   agent_id: string | null;
   session_id: string | null;
-  occurred_at: Date;
 }
 
 /**
- * Inserts chunks with their finished index keys, rewriting the keys of the existing chunks they
+ * Inserts chunks (their occurred_at is their event's, read in the statement) with their finished index keys, rewriting the keys of the existing chunks they
  * land next to, in one statement (insertChunksWithKeys) after the sessions' locks; then moves the
  * events to `chunked`, all in the caller's transaction.
  * Idempotent: existing (event_id, idx) rows are left out (UNIQUE, DO NOTHING), and only `triaged`
- * events move.
+ * events move. Returns the number of chunks inserted.
  */
-export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<void> {
+export async function insertChunks(tx: Queryable, chunks: NewChunk[], eventIds: string[], runId: string): Promise<number> {
+  let inserted = 0;
   if (chunks.length > 0) {
     await lockSessionsOfRows(tx, chunks);
-    await insertChunksWithKeys(tx, JSON.stringify(chunks), runId);
+    inserted = await insertChunksWithKeys(tx, JSON.stringify(chunks), runId);
   }
-  await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
+  if (eventIds.length > 0) await tx.query(`UPDATE events SET status = 'chunked' WHERE id = ANY($1::uuid[]) AND status = 'triaged'`, [eventIds]);
+  return inserted;
 }
 
 /**
@@ -81,14 +82,17 @@ export async function refreshChunkKeys(tx: Queryable, chunkIds: string[], parts:
 }
 
 /**
- * Ids among `ids` that are `chunked` and whose chunks were written by a run of job `jobId` (or that
- * have no chunk at all, which no other job would move on), in `seq` order.
+ * Ids among `ids` that are `chunked` and whose last chunk was written by a run of job `jobId` (or
+ * that have no chunk at all, which no other job would move on), in `seq` order. An event written in
+ * several pieces may have chunks of two overlapping jobs; its last chunk is the one written in the
+ * transaction that moved it to `chunked`, so one job only moves it on.
  */
 export async function chunkedByJob(tx: Queryable, ids: string[], jobId: string): Promise<string[]> {
   const { rows } = await tx.query<{ id: string }>(
     `SELECT e.id FROM events e
      WHERE e.id = ANY($1::uuid[]) AND e.status = 'chunked'
-       AND (EXISTS (SELECT 1 FROM chunks c JOIN pipeline_runs r ON r.id = c.run_id WHERE c.event_id = e.id AND r.job_id = $2)
+       AND (EXISTS (SELECT 1 FROM (SELECT c.run_id FROM chunks c WHERE c.event_id = e.id ORDER BY c.idx DESC LIMIT 1) l
+                    JOIN pipeline_runs r ON r.id = l.run_id WHERE r.job_id = $2)
             OR NOT EXISTS (SELECT 1 FROM chunks c WHERE c.event_id = e.id))
      ORDER BY e.seq`,
     [ids, jobId],

@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import { vectorList } from './vector.js';
+import { MAX_VECTORS_PER_STATEMENT, vectorList } from './vector.js';
 
 export interface EntityInput {
   name: string;
@@ -19,11 +19,18 @@ export async function knownEntities(tx: Queryable, limit: number): Promise<Array
 /**
  * Resolves each input to an entity id: (1) same normalised name and type, (2) same normalised name
  * of any type (types drift between extractions), (3) embedding similarity ≥ `threshold` within the
- * same type, else (4) a new entity. Returns ids in input order. Idempotent: the insert is
+ * same type, else (4) a new entity. Returns ids in input order; more inputs than one statement
+ * takes (MAX_VECTORS_PER_STATEMENT) are resolved slice by slice. Idempotent: the insert is
  * ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE, so replays and races converge.
  */
 export async function resolveEntities(tx: Queryable, inputs: EntityInput[], model: string, dims: number, threshold: number): Promise<string[]> {
   if (inputs.length === 0) return [];
+  if (inputs.length > MAX_VECTORS_PER_STATEMENT) {
+    const ids: string[] = [];
+    for (let i = 0; i < inputs.length; i += MAX_VECTORS_PER_STATEMENT)
+      ids.push(...(await resolveEntities(tx, inputs.slice(i, i + MAX_VECTORS_PER_STATEMENT), model, dims, threshold)));
+    return ids;
+  }
   const { rows: byName } = await tx.query<{ normalized_name: string; type: string; id: string }>(
     `SELECT DISTINCT ON (normalized_name, type) normalized_name, type, id FROM entities WHERE normalized_name = ANY($1::text[]) ORDER BY normalized_name, type, created_at`,
     [inputs.map((i) => i.normalized)],

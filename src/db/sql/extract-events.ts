@@ -39,6 +39,14 @@ export async function releaseExtraction(tx: Queryable, ids: string[]): Promise<v
   await tx.query(`UPDATE events SET status = 'embedded', processed_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'extracting'`, [ids]);
 }
 
+/**
+ * Renews a pass's claim on its events (processed_at = now), so a pass written in many pieces keeps
+ * them for as long as it makes progress, however long the whole takes.
+ */
+export async function renewClaim(tx: Queryable, ids: string[]): Promise<void> {
+  await tx.query(`UPDATE events SET processed_at = now() WHERE id = ANY($1::uuid[]) AND status = 'extracting'`, [ids]);
+}
+
 /** Extraction done: the events are recallable as memory. Idempotent. */
 export async function markExtracted(tx: Queryable, ids: string[]): Promise<void> {
   await tx.query(

@@ -39,6 +39,12 @@ export async function nearestMemoriesBatch(
   exactMax = EXACT_SCAN_MAX,
 ): Promise<MemoryNeighbour[][]> {
   if (queries.length === 0) return [];
+  if (queries.length > MAX_VECTORS_PER_STATEMENT) {
+    const out: MemoryNeighbour[][] = [];
+    for (let i = 0; i < queries.length; i += MAX_VECTORS_PER_STATEMENT)
+      out.push(...(await nearestMemoriesBatch(tx, scope, queries.slice(i, i + MAX_VECTORS_PER_STATEMENT), dims, limit, exactMax)));
+    return out;
+  }
   // `user_id = $1` (or IS NULL), not IS NOT DISTINCT FROM: only these reach the scope index, the
   // other scans every active memory of the tenant.
   const user = scope.userId === null ? 'user_id IS NULL AND $1::text IS NULL' : 'user_id = $1';

@@ -1,3 +1,5 @@
+import { MemloomError } from '../../errors.js';
+
 /** pgvector text format: '[1,2,3]'. Shortest round-trip float formatting keeps vectors exact. */
 export function toVectorSql(v: readonly number[]): string {
   return `[${v.join(',')}]`;
@@ -31,8 +33,12 @@ export const MAX_VECTORS_PER_STATEMENT = 5_000;
  * it belongs to. Callers slice their rows to MAX_VECTORS_PER_STATEMENT.
  */
 export function vectorList(params: unknown[], vectors: ReadonlyArray<readonly number[]>): string {
+  // A caller's bug, which a retry would repeat.
   if (vectors.length > MAX_VECTORS_PER_STATEMENT)
-    throw new Error(`vectorList: ${vectors.length} vectors in one statement (at most ${MAX_VECTORS_PER_STATEMENT})`);
+    throw new MemloomError('STATEMENT_TOO_LARGE', `vectorList: ${vectors.length} vectors in one statement (at most ${MAX_VECTORS_PER_STATEMENT})`, {
+      kind: 'internal',
+      retryable: false,
+    });
   const refs = vectors.map((v) => {
     params.push(vectorParam(v));
     return `$${params.length}::vector`;

@@ -52,4 +52,30 @@ describe('resolveTime', () => {
     expect(resolveTime('deployed at 0000-01-01T00:00:00Z', AT)).toBeNull();
     expect(resolveTime('released 0000-01-01', AT)).toBeNull();
   });
+
+  it.each([
+    'We met in the year 300000.',
+    'The deadline is 10/10/99999.',
+    'Released on +300000-01-01T00:00:00Z and on 275760-09-13T00:00:00Z.',
+    'Born -000500-01-01, in 500 BC, or 4714 BC.',
+    'It happened 9007199254740992 seconds after the epoch.',
+    'Meeting on 9999-12-31T23:59:59-14:00.',
+    'Meeting on 0001-01-01T00:00:00+14:00.',
+    'On March 3, 275760 we moved.',
+    '99999年1月1日我们决定了。',
+    'That was 999 years ago.',
+  ])('reads no date, or only one PostgreSQL and JavaScript both store, in "%s"', (text) => {
+    const t = resolveTime(text, AT);
+    if (t === null) return;
+    const ms = Date.parse(t.event_time);
+    expect(ms).toBeGreaterThanOrEqual(Date.parse('0001-01-01T00:00:00Z'));
+    expect(ms).toBeLessThanOrEqual(Date.parse('9999-12-31T23:59:59.999Z'));
+    expect(t.event_time).toMatch(/^\d{4}-/);
+  });
+
+  it('does not read the tail of a longer number as a year', () => {
+    expect(resolveTime('On March 3, 275760 we moved.', AT)?.event_time).toBe('2023-03-03T00:00:00.000Z');
+    expect(resolveTime('99999年1月1日我们决定了。', AT)).toBeNull();
+    expect(resolveTime('Released on +300000-01-01T00:00:00Z.', AT)).toBeNull();
+  });
 });

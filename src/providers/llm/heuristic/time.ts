@@ -83,13 +83,14 @@ export function resolveTime(text: string, occurredAt: string): ResolvedTime | nu
 }
 
 function absoluteTime(text: string, occurredAt: string): ResolvedTime | null {
-  const iso = /\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:?\d{2})?)?\b/.exec(text);
+  // Four digits that are a year's, not the tail of a longer number or of a signed year (+300000-…, -0500-…).
+  const iso = /(?<![\d+\-−])\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:?\d{2})?)?\b/.exec(text);
   if (iso) {
     const [, y, mo, d, h] = iso;
     if (h !== undefined) return out(new Date(iso[0].replace(' ', 'T') + (iso[7] ? '' : 'Z')), 'exact');
     return out(day(Number(y), Number(mo) - 1, Number(d)), 'day');
   }
-  const zh = /(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})[日号])?)?/.exec(text);
+  const zh = /(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})[日号])?)?/.exec(text);
   if (zh) {
     const [, y, mo, d] = zh;
     if (d) return out(day(Number(y), Number(mo) - 1, Number(d)), 'day');
@@ -99,7 +100,7 @@ function absoluteTime(text: string, occurredAt: string): ResolvedTime | null {
   const base = new Date(occurredAt);
   const baseYear = Number.isNaN(base.getTime()) ? undefined : base.getUTCFullYear();
   const dmy = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_RE}\\.?,?(?:\\s+(\\d{4}))?\\b`, 'i').exec(text);
-  const mdy = new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?:,?\\s+(\\d{4}))?`, 'i').exec(text);
+  const mdy = new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?:,?\\s+(\\d{4})(?!\\d))?`, 'i').exec(text);
   const dayMatch = dmy ? { d: dmy[1], m: dmy[2], y: dmy[3] } : mdy && !/^\d{4}$/.test(mdy[2] ?? '') ? { d: mdy[2], m: mdy[1], y: mdy[3] } : null;
   if (dayMatch) {
     const month = MONTHS[(dayMatch.m ?? '').toLowerCase().replace(/\.$/, '')];
