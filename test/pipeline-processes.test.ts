@@ -41,7 +41,10 @@ describe.each(QUEUE_BACKENDS)('two worker processes on one database (redis: $red
 
   beforeAll(async () => {
     stub = await startProviderStub({ dimensions: 384 });
-    stub.onChat(perMessageExtractor());
+    // Episodes (as in pipeline-crash.test.ts): which near-duplicate wording becomes the stored row
+    // and which version of a fact a pass compares with follow the order passes run in, which two
+    // processes change; what this test compares must not depend on it.
+    stub.onChat(perMessageExtractor({ kind: 'episode' }));
     // The reference: one process, every pipeline worker, same input and providers.
     const since = stub.calls.length;
     const m = await startTestMemloom({ redis, env: stubProviderEnv(stub), roles: { api: true, workers: PIPELINE } });

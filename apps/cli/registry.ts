@@ -175,7 +175,7 @@ export const COMMANDS: CommandSpec[] = [
       set: str('tune|check|holdout', 'truth: only this scenario set'),
       scenarios: str('IDS', 'truth: only these scenarios, comma-separated'),
       explain: bool("truth: print each scenario's memories with their slots, statuses and successors"),
-      'include-weak': bool('recall: ask with include_weak (nothing left out by the match floor), to measure what the floor costs'),
+      'include-weak': bool('ask with include_weak (nothing left out by the match floor), to measure what the floor costs'),
     },
     load: async () => (await import('./commands/bench/index.js')).bench,
   },

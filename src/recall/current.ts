@@ -9,17 +9,21 @@
 import { chunksOfMemories, memoriesOfEvents, type EventMemory } from '../db/sql/recall-evidence.js';
 import { loadMemories } from '../db/sql/recall.js';
 import { asksAboutPast } from '../domain/query-intent.js';
+import { readSlot, relate, slotKeyText, type Slot } from '../domain/slots.js';
 import { ftsQuery } from '../domain/text.js';
 import type { RecallContext } from './context.js';
 import type { Candidate } from './rank.js';
 
 /**
- * Which memories of an event speak to this query: those sharing a query term; all of them when
- * none does (the chunk matched through its context).
+ * Which memories of an event speak to this query: those sharing the most query terms (in their
+ * words or their slot's category and attribute words); all of them when none shares any (the
+ * chunk matched through its context). "Planning Q2 events. Our events budget is 40k" speaks to
+ * "how much money for events this quarter?" through its budget, not its planning.
  */
 function relevantTo(terms: ReadonlySet<string>, memories: EventMemory[]): EventMemory[] {
-  const speaking = memories.filter((m) => ftsQuery(m.content).some((t) => terms.has(t)));
-  return speaking.length > 0 ? speaking : memories;
+  const shared = memories.map((m) => ftsQuery(`${m.content} ${slotKeyText(m.slot)}`).filter((t) => terms.has(t)).length);
+  const most = Math.max(0, ...shared);
+  return most === 0 ? memories : memories.filter((_, i) => shared[i] === most);
 }
 
 /**
@@ -41,6 +45,13 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   // A memory stops holding at its successor's valid_from; as_of before that, it still held.
   const heldThen = (m: EventMemory) => m.status === 'active' || (asOf !== undefined && (m.superseded_at === null || m.superseded_at.getTime() > asOf));
   const replacedBy = new Map<string, { head: string; rel: number }>();
+  const markStale = (c: Candidate, head: string) => {
+    c.result.current = false;
+    c.result.superseded_by = head;
+    // A question about an earlier value ("what did we use before?") keeps it where it ranks.
+    if (!pastQuestion) c.signals.current = false;
+    replacedBy.set(head, { head, rel: Math.max(replacedBy.get(head)?.rel ?? -Infinity, c.rel) });
+  };
   for (const c of chunks) {
     const mems = relevantTo(
       terms,
@@ -49,11 +60,19 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
     if (mems.length === 0 || mems.some(heldThen) || mems.some((m) => m.status !== 'superseded')) continue;
     const head = mems.find((m) => m.head_id !== null)?.head_id;
     if (!head) continue;
-    c.result.current = false;
-    c.result.superseded_by = head;
-    // A question about an earlier value ("what did we use before?") keeps it where it ranks.
-    if (!pastQuestion) c.signals.current = false;
-    replacedBy.set(head, { head, rel: Math.max(replacedBy.get(head)?.rel ?? -Infinity, c.rel) });
+    markStale(c, head);
+  }
+  // A turn that made no memory of its own but restates a value that no longer holds ("Noted:
+  // standup at 9:30") is as stale as the statement it repeats: its words are read as a slot and
+  // compared with the superseded memories of the other candidates.
+  const staleSlots = rows.filter((r) => r.status === 'superseded' && r.slot !== null && r.head_id !== null && !heldThen(r));
+  if (staleSlots.length > 0) {
+    for (const c of chunks) {
+      if (c.result.current === false || c.result.source.event_ids.some((e) => (byEvent.get(e) ?? []).length > 0)) continue;
+      const own = readSlot(c.result.content);
+      const repeated = own && staleSlots.find((m) => relate(m.slot as Slot, own) === 'same');
+      if (repeated?.head_id) markStale(c, repeated.head_id);
+    }
   }
   // as_of in the past: the newer statements did not exist yet; nothing is brought in.
   if (replacedBy.size === 0 || asOf !== undefined) return [];

@@ -1,3 +1,4 @@
+import type { Slot } from '../../domain/slots.js';
 import type { Queryable } from '../pool.js';
 import { loadChunks, type ChunkRow } from './recall.js';
 import { chunkConditions, Params, where, type RecallScope } from './recall-filters.js';
@@ -13,6 +14,8 @@ export interface EventMemory {
   head_id: string | null;
   /** Made by a correction (PATCH) rather than extracted from the event's words. */
   corrected: boolean;
+  /** What it states a value of (src/domain/slots.ts), or null. */
+  slot: Slot | null;
 }
 
 /** Versions followed from a superseded memory to its current one, at most. */
@@ -27,7 +30,7 @@ export async function memoriesOfEvents(tx: Queryable, eventIds: string[]): Promi
   if (eventIds.length === 0) return [];
   const { rows } = await tx.query<EventMemory>(
     `WITH RECURSIVE ev AS MATERIALIZED (
-       SELECT p.event_id, m.id AS memory_id, m.status, m.content, m.superseded_at, m.superseded_by,
+       SELECT p.event_id, m.id AS memory_id, m.status, m.content, m.superseded_at, m.superseded_by, m.slot,
               -- A later version of a memory of this same event was made from it, not from the event's
               -- words: a correction (PATCH copies the provenance). Read from the data, so it survives export.
               EXISTS (SELECT 1 FROM memories o JOIN provenance po ON po.object_type = 'memory' AND po.object_id = o.id AND po.event_id = p.event_id
@@ -39,7 +42,7 @@ export async function memoriesOfEvents(tx: Queryable, eventIds: string[]): Promi
        UNION ALL
        SELECT w.start, m.id, m.status, m.superseded_by, w.depth + 1 FROM walk w JOIN memories m ON m.id = w.next
        WHERE w.status = 'superseded' AND w.depth < ${CHAIN_DEPTH})
-     SELECT e.event_id, e.memory_id, e.status, e.content, e.superseded_at, e.corrected,
+     SELECT e.event_id, e.memory_id, e.status, e.content, e.superseded_at, e.corrected, e.slot,
             CASE WHEN e.status = 'active' THEN e.memory_id
                  ELSE (SELECT w.id FROM walk w WHERE w.start = e.memory_id AND w.status = 'active' ORDER BY w.depth DESC LIMIT 1) END AS head_id
      FROM ev e`,

@@ -53,6 +53,8 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
   const scenarios = all.filter((s) => (set === undefined || s.set === set) && (ids === undefined || ids.includes(s.id)));
   if (scenarios.length === 0) throw new Error(`no scenario in ${set ?? 'tune or check'}${ids ? ` among ${ids.join(',')}` : ''}`);
 
+  // With --include-weak nothing is left out by the match floor: the difference is what the floor costs.
+  const includeWeak = args.flags.get('include-weak') !== undefined;
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const config = loadConfig({
     ...Object.fromEntries(Object.entries(process.env)),
@@ -84,7 +86,7 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
     const asOf: AsOfRun[] = [];
     for (const s of scenarios) {
       for (const question of s.questions) {
-        const body = { query: question.query, user_id: userId(s, question.user), limit: LIMIT };
+        const body = { query: question.query, user_id: userId(s, question.user), limit: LIMIT, ...(includeWeak ? { include_weak: true } : {}) };
         for (const mode of TRUTH_MODES) runs.push({ scenario: s.id, set: s.set, mode, question, ...(await recall(url, { ...body, mode })) });
         for (const check of question.as_of ?? [])
           asOf.push({ scenario: s.id, set: s.set, query: question.query, check, ...(await recall(url, { ...body, mode: AS_OF_MODE, as_of: check.at })) });
