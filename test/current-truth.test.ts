@@ -143,6 +143,18 @@ describe('the match floor', () => {
     expect(weak.results.length).toBeGreaterThan(0);
   });
 
+  it('answers the quick start: a fresh chunk naming a value answers a question about its category, before any extraction', async () => {
+    const r = await postJson(`${m.url}/v1/events?wait=searchable`, {
+      user_id: 'quick',
+      session_id: 's1',
+      content: 'We decided to use PostgreSQL with pgvector for memory.',
+    });
+    expect(r.body.searchable).toBe(true);
+    const answer = await recall({ user_id: 'quick', query: 'which database did we pick?' });
+    expect(answer.match).not.toBe('none');
+    expect(answer.results[0]?.content).toMatch(/PostgreSQL/);
+  });
+
   it('answers strong when the question is plainly stored', async () => {
     expect((await recall({ user_id: 'dana', query: 'desktop app database' })).match).toBe('strong');
   });

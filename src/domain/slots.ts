@@ -838,3 +838,14 @@ export function namesReplaced(older: Slot, newer: Slot): boolean {
   const held = new Set([...older.value, ...older.value.flatMap((v) => v.split(/\s+/))]);
   return newer.replaces.some((w) => held.has(w) || w.split(/\s+/).every((x) => held.has(x)));
 }
+
+/**
+ * The category words of the known values a text names ("We picked PostgreSQL" → database db data
+ * storage store): what a question about the category is answered by, when the text only names
+ * the value. For the match (src/recall/match.ts), not for keys.
+ */
+export function categoryWords(text: string): string {
+  if (text.length > 4000) return '';
+  const kinds = new Set(lexiconSpans(text, []).map((s) => s.kind));
+  return [...kinds].map((k) => CATEGORY_WORDS[k] ?? '').join(' ');
+}

@@ -1,4 +1,6 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
+import { categoryWords } from '../domain/slots.js';
+import { ftsQuery } from '../domain/text.js';
 import { cover, focusWeights, MATCH_STRONG, vectorFloor } from './match.js';
 import { eventsOfMemories } from '../db/sql/recall-evidence.js';
 import { loadChunks, vectorSearch, type ChunkRow } from '../db/sql/recall.js';
@@ -34,7 +36,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
   const zk = zScores(ids, kw);
   const zv = zScores(ids, vec);
   const relOf = new Map<string, number>();
-  const covers = new Map(keyword.map((h) => [h.id, cover(focus, h.matched)]));
+  const matched = new Map(keyword.map((h) => [h.id, h.matched]));
   const out = rows.map((c): Candidate => {
     let rel: number;
     if (retrievers === 'keyword') rel = kw.get(c.id) ?? 0;
@@ -49,7 +51,9 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
     relOf.set(c.id, rel);
     const cand = chunkCandidate(c, vec.get(c.id), kw.get(c.id));
     cand.rel = rel;
-    cand.cover = covers.get(c.id) ?? 0;
+    // A chunk that names a known value answers a question about its category ("which database?" of
+    // "we picked PostgreSQL") before any memory is extracted from it.
+    cand.cover = cover(focus, [...(matched.get(c.id) ?? []), ...ftsQuery(categoryWords(c.content))]);
     return cand;
   });
   if (retrievers === 'hybrid') {
