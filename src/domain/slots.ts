@@ -846,6 +846,21 @@ export function namesReplaced(older: Slot, newer: Slot): boolean {
  */
 export function categoryWords(text: string): string {
   if (text.length > 4000) return '';
-  const kinds = new Set(lexiconSpans(text, []).map((s) => s.kind));
+  // One pass over the words (recall calls this for every candidate): up to three-word names.
+  const tokens = text.match(/[\p{L}\p{N}][\p{L}\p{N}.+#!_-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [];
+  const lower = tokens.map((t) => t.toLowerCase());
+  const kinds = new Set<string>();
+  for (let i = 0; i < lower.length; i++) {
+    for (let n = 3; n >= 1; n--) {
+      if (i + n > lower.length) continue;
+      let name = lower.slice(i, i + n).join(' ');
+      if (!VALUE_CATEGORIES.has(name) && name.endsWith('s')) name = name.slice(0, -1);
+      const kind = VALUE_CATEGORIES.get(name);
+      if (kind === undefined) continue;
+      if (AMBIGUOUS_VALUES.has(name) && !EVERYDAY_DRINKS.has(name) && !/^\p{Lu}/u.test(tokens[i] as string)) continue;
+      kinds.add(kind);
+      break;
+    }
+  }
   return [...kinds].map((k) => CATEGORY_WORDS[k] ?? '').join(' ');
 }

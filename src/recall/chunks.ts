@@ -1,7 +1,7 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
 import { categoryWords } from '../domain/slots.js';
 import { ftsQuery } from '../domain/text.js';
-import { cover, focusWeights, MATCH_STRONG, vectorFloor } from './match.js';
+import { cover, focusWeights, MATCH_STRONG, MATCH_WEAK, vectorFloor } from './match.js';
 import { eventsOfMemories } from '../db/sql/recall-evidence.js';
 import { loadChunks, vectorSearch, type ChunkRow } from '../db/sql/recall.js';
 import { supersedeEvidence } from './current.js';
@@ -11,6 +11,9 @@ import type { RecallContext } from './context.js';
 import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js';
 
 export type ChunkRetrievers = 'hybrid' | 'vector' | 'keyword';
+
+/** Chunks looked at for staleness at least (twice the limit otherwise). */
+const STALE_REACH_MIN = 20;
 
 /** Candidates per retriever: wide enough that fusion can reorder, small enough to stay fast. */
 export const candidates = (limit: number) => Math.max(40, limit * 4);
@@ -51,9 +54,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
     relOf.set(c.id, rel);
     const cand = chunkCandidate(c, vec.get(c.id), kw.get(c.id));
     cand.rel = rel;
-    // A chunk that names a known value answers a question about its category ("which database?" of
-    // "we picked PostgreSQL") before any memory is extracted from it.
-    cand.cover = cover(focus, [...(matched.get(c.id) ?? []), ...ftsQuery(categoryWords(c.content))]);
+    cand.cover = cover(focus, matched.get(c.id) ?? []);
     return cand;
   });
   if (retrievers === 'hybrid') {
@@ -65,8 +66,15 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
       if (c.next_id !== null && relOf.has(c.next_id) && q > 0) lift.set(c.next_id, Math.max(lift.get(c.next_id) ?? 0, INTENT.answer * q));
     }
     for (const cand of out) cand.rel += lift.get(cand.result.id) ?? 0;
-    // Evidence whose statements were superseded goes below the statements that replaced it.
-    out.push(...(await supersedeEvidence(ctx, out, (c) => chunkCandidate(c, undefined, undefined))));
+    // Evidence whose statements were superseded goes below the statements that replaced it. Only
+    // the candidates that can reach the answer are looked at: a chunk ranked below twice the limit
+    // by relevance stays below it (a stale one only falls), and the lookups cost per chunk.
+    const reach = [...out].sort((a, b) => b.rel - a.rel).slice(0, Math.max(STALE_REACH_MIN, 2 * ctx.input.limit));
+    // A chunk that names a known value answers a question about its category ("which database?" of
+    // "we picked PostgreSQL") before any memory is extracted from it; looked at where it matters.
+    for (const c of reach)
+      if ((c.cover ?? 0) < MATCH_STRONG) c.cover = cover(focus, [...(matched.get(c.result.id) ?? []), ...ftsQuery(categoryWords(c.result.content))]);
+    out.push(...(await supersedeEvidence(ctx, reach, (c) => chunkCandidate(c, undefined, undefined))));
   }
   return out;
 }
@@ -99,12 +107,12 @@ const SUPPORT_MEMORIES = 10;
 /**
  * A chunk's words may not name what the question asks ("which shell?" of "I no longer use bash,
  * zsh now"), while the memories extracted from it carry their category and attribute words
- * (src/domain/slots.ts slotKeyText). When the chunks cover the query weakly, the memories' keys
- * are asked too: a chunk's cover is at least that of the memories its event supports, and the
+ * (src/domain/slots.ts slotKeyText). When no chunk covers the query at all (the match would be
+ * none), the memories' keys are asked too: a chunk's cover is at least that of the memories its event supports, and the
  * best memory cover counts for the match. Returns that best memory cover (0 when not asked).
  */
 async function memorySupport(ctx: RecallContext, chunks: Candidate[]): Promise<number> {
-  if (Math.max(0, ...chunks.map((c) => c.cover ?? 0)) >= MATCH_STRONG) return 0;
+  if (Math.max(0, ...chunks.map((c) => c.cover ?? 0)) >= MATCH_WEAK) return 0;
   const stats: { weights?: TermWeight[] } = {};
   const hits = await ctx.run((tx) => keywordSearch(tx, 'memories', ctx.scope, ctx.queryDoc, SUPPORT_MEMORIES, 0, { stats }));
   if (hits.length === 0) return 0;

@@ -21,6 +21,7 @@ import type { Candidate } from './rank.js';
  * "how much money for events this quarter?" through its budget, not its planning.
  */
 function relevantTo(terms: ReadonlySet<string>, memories: EventMemory[]): EventMemory[] {
+  if (memories.length <= 1) return memories;
   const shared = memories.map((m) => ftsQuery(`${m.content} ${slotKeyText(m.slot)}`).filter((t) => terms.has(t)).length);
   const most = Math.max(0, ...shared);
   return most === 0 ? memories : memories.filter((_, i) => shared[i] === most);
@@ -66,9 +67,13 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   // standup at 9:30") is as stale as the statement it repeats: its words are read as a slot and
   // compared with the superseded memories of the other candidates.
   const staleSlots = rows.filter((r) => r.status === 'superseded' && r.slot !== null && r.head_id !== null && !heldThen(r));
-  if (staleSlots.length > 0) {
+  // Read only the turns that name one of those values at all (a time as written: 9:30, not 09:30).
+  const named = staleSlots.flatMap((m) => (m.slot as Slot).value.map((v) => v.replace(/^0(\d:)/, '$1')));
+  if (named.length > 0) {
     for (const c of chunks) {
       if (c.result.current === false || c.result.source.event_ids.some((e) => (byEvent.get(e) ?? []).length > 0)) continue;
+      const text = c.result.content.toLowerCase();
+      if (!named.some((v) => text.includes(v))) continue;
       const own = readSlot(c.result.content);
       const repeated = own && staleSlots.find((m) => relate(m.slot as Slot, own) === 'same');
       if (repeated?.head_id) markStale(c, repeated.head_id);

@@ -33,7 +33,7 @@ export async function memoriesOfEvents(tx: Queryable, eventIds: string[]): Promi
        SELECT p.event_id, m.id AS memory_id, m.status, m.content, m.superseded_at, m.superseded_by, m.slot,
               -- A later version of a memory of this same event was made from it, not from the event's
               -- words: a correction (PATCH copies the provenance). Read from the data, so it survives export.
-              EXISTS (SELECT 1 FROM memories o JOIN provenance po ON po.object_type = 'memory' AND po.object_id = o.id AND po.event_id = p.event_id
+              m.version > 1 AND EXISTS (SELECT 1 FROM memories o JOIN provenance po ON po.object_type = 'memory' AND po.object_id = o.id AND po.event_id = p.event_id
                       WHERE o.superseded_by = m.id) AS corrected
        FROM provenance p JOIN memories m ON m.id = p.object_id
        WHERE p.object_type = 'memory' AND p.event_id = ANY($1::uuid[])),
