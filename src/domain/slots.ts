@@ -15,7 +15,7 @@
  * beyond it: with a model configured, reconcile asks the model (workers/extract/reconcile.ts).
  */
 import type { MemoryKind } from './vocabulary.js';
-import { SLOT_KINDS } from './vocabulary.js';
+import { NUMBER_WORDS, SLOT_KINDS } from './vocabulary.js';
 import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, PERSONAL_CATEGORIES, VALUE_CATEGORIES, VALUE_NAMES, VALUE_SYNONYMS } from './slot-lexicon.js';
 import { isStopword } from './stopwords.js';
 import { ftsStem } from './text.js';
@@ -200,26 +200,6 @@ const PATTERNS: Pattern[] = [
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-const NUMBER_WORDS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  fifteen: 15,
-  twenty: 20,
-  thirty: 30,
-  half: 0.5,
-};
 /** Lexicon values that are also everyday words: they count only when capitalised. */
 const AMBIGUOUS_VALUES = new Set(
   `go c r mac fly edge arc monday notion signal linear render railway elastic echo gin rocket realm phoenix arch mint fish teams sh tap ava drone

@@ -24,3 +24,30 @@ export const SUPERSEDING_ACTIONS: ReadonlySet<ReconcileAction> = new Set(['UPDAT
 
 /** Memory kinds that state a value of something (a slot, src/domain/slots.ts); episodes, procedures and insights do not. */
 export const SLOT_KINDS: ReadonlySet<MemoryKind> = new Set(['fact', 'preference', 'decision', 'plan', 'profile']);
+
+/** Numbers written as words, as people write amounts and durations ("two weeks", "a couple of days"). */
+export const NUMBER_WORDS: Readonly<Record<string, number>> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  'a couple of': 2,
+  'a couple': 2,
+  couple: 2,
+  'a few': 3,
+  few: 3,
+  several: 3,
+};

@@ -12,6 +12,7 @@ import { asksAboutPast } from '../domain/query-intent.js';
 import { readSlot, relate, slotKeyText, type Slot } from '../domain/slots.js';
 import { ftsQuery } from '../domain/text.js';
 import type { RecallContext } from './context.js';
+import { memoryResult } from './results.js';
 import type { Candidate } from './rank.js';
 
 /**
@@ -112,17 +113,7 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
         rel: (replacedBy.get(m.id) as { rel: number }).rel,
         replacing: true,
         signals: { occurredAt: m.event_time ?? m.occurred_at, importance: m.importance, version: m.version, rankWeight: m.rank_weight },
-        result: {
-          id: m.id,
-          type: 'memory',
-          content: m.content,
-          kind: m.kind,
-          status: m.status,
-          current: true,
-          occurred_at: (m.event_time ?? m.occurred_at).toISOString(),
-          recorded_at: m.created_at.toISOString(),
-          source: { event_ids: m.event_ids, session_id: m.session_id, dataset: m.dataset },
-        },
+        result: memoryResult(m),
       });
     }
   }

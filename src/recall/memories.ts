@@ -1,11 +1,11 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
-import { slotLabel } from '../domain/slots.js';
 import { cover, focusWeights } from './match.js';
 import { entitiesInQuery, loadMemories, memoriesOfEntities, neighbourEntities, vectorSearch } from '../db/sql/recall.js';
 import { hasTimeExpression } from '../domain/query-intent.js';
 import { INTENT, RELEVANCE, zScores } from '../domain/scoring.js';
 import { candidates, floorOptions } from './chunks.js';
 import type { RecallContext } from './context.js';
+import { memoryResult } from './results.js';
 import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js';
 
 /**
@@ -61,21 +61,7 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
         version: m.version,
         rankWeight: m.rank_weight,
       },
-      result: {
-        id: m.id,
-        type: 'memory',
-        content: m.content,
-        kind: m.kind,
-        status: m.status,
-        current: m.status === 'active',
-        ...(m.superseded_by ? { superseded_by: m.superseded_by } : {}),
-        valid_from: m.valid_from.toISOString(),
-        valid_to: m.superseded_at ? m.superseded_at.toISOString() : null,
-        slot: m.slot ? slotLabel(m.slot) : null,
-        occurred_at: occurred.toISOString(),
-        recorded_at: m.created_at.toISOString(),
-        source: { event_ids: m.event_ids, session_id: m.session_id, dataset: m.dataset },
-      },
+      result: memoryResult(m),
     };
   });
 }

@@ -4,6 +4,7 @@
  * arithmetic; results are ISO strings at the start of the day / month / year they name.
  */
 
+import { NUMBER_WORDS } from '../../../domain/vocabulary.js';
 import { storableTime } from '../../../input.js';
 
 export type TimePrecision = 'exact' | 'day' | 'month' | 'year' | 'relative';
@@ -40,28 +41,6 @@ export const MONTHS: Record<string, number> = {
   dec: 11,
 };
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const NUMBER_WORDS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  'a couple of': 2,
-  'a couple': 2,
-  couple: 2,
-  'a few': 3,
-  few: 3,
-  several: 3,
-};
 const MONTH_RE = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const NUM_RE = '(\\d{1,3}|a couple of|a couple|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)';
 
