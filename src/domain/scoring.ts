@@ -23,7 +23,7 @@ export const BOOSTS = { entity: 0.1, multiSource: 0.05, crystal: 0.05, latestVer
 /** Weights of the z-scored retrievers in relevance. */
 export const RELEVANCE = { keyword: 0.7, vector: 0.3 } as const;
 /** Query-intent adjustments of relevance, in standard deviations. */
-export const INTENT = { speaker: 0.6, temporal: 0.3, provenance: 0.5, length: 0.4, answer: 0.3 } as const;
+export const INTENT = { speaker: 0.6, temporal: 0.3, provenance: 0.5, length: 0.4, answer: 0.3, category: 0.3 } as const;
 /** `auto`: memories' relevance is scaled by this before it meets the chunks' (extracted statements repeat their turns). */
 export const AUTO_MEMORY_SCALE = 0.6;
 /** Share of the session's normalised BM25 added to a chunk's normalised BM25. */

@@ -18,7 +18,7 @@ import type { MemoryKind } from './vocabulary.js';
 import { NUMBER_WORDS, SLOT_KINDS } from './vocabulary.js';
 import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, PERSONAL_CATEGORIES, VALUE_CATEGORIES, VALUE_NAMES, VALUE_SYNONYMS } from './slot-lexicon.js';
 import { isStopword } from './stopwords.js';
-import { ftsStem } from './text.js';
+import { ftsQuery, ftsStem } from './text.js';
 
 export interface Slot {
   /** Stems of what the statement is about and of the attribute, synonyms folded, sorted. */
@@ -844,3 +844,6 @@ export function categoryWords(text: string): string {
   }
   return [...kinds].map((k) => CATEGORY_WORDS[k] ?? '').join(' ');
 }
+
+/** Every term a category answers to (CATEGORY_WORDS, as full-text terms): does a question name a category at all? */
+export const CATEGORY_TERMS: ReadonlySet<string> = new Set(ftsQuery(Object.values(CATEGORY_WORDS).join(' ')));

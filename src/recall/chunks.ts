@@ -1,5 +1,5 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
-import { categoryWords } from '../domain/slots.js';
+import { CATEGORY_TERMS, categoryWords } from '../domain/slots.js';
 import { ftsQuery } from '../domain/text.js';
 import { cover, focusWeights, MATCH_STRONG, MATCH_WEAK, vectorFloor } from './match.js';
 import { eventsOfMemories } from '../db/sql/recall-evidence.js';
@@ -69,11 +69,18 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
     // Evidence whose statements were superseded goes below the statements that replaced it. Only
     // the candidates that can reach the answer are looked at: a chunk ranked below twice the limit
     // by relevance stays below it (a stale one only falls), and the lookups cost per chunk.
-    const reach = [...out].sort((a, b) => b.rel - a.rel).slice(0, Math.max(STALE_REACH_MIN, 2 * ctx.input.limit));
     // A chunk that names a known value answers a question about its category ("which database?" of
-    // "we picked PostgreSQL") before any memory is extracted from it; looked at where it matters.
-    for (const c of reach)
-      if ((c.cover ?? 0) < MATCH_STRONG) c.cover = cover(focus, [...(matched.get(c.result.id) ?? []), ...ftsQuery(categoryWords(c.result.content))]);
+    // "we picked PostgreSQL"): when the question names a category, such chunks gain INTENT.category
+    // and count the category's words in their cover.
+    if ([...focus.keys()].some((t) => CATEGORY_TERMS.has(t))) {
+      for (const c of out) {
+        const asked = ftsQuery(categoryWords(c.result.content)).filter((t) => focus.has(t));
+        if (asked.length === 0) continue;
+        c.rel += INTENT.category;
+        c.cover = cover(focus, [...(matched.get(c.result.id) ?? []), ...asked]);
+      }
+    }
+    const reach = [...out].sort((a, b) => b.rel - a.rel).slice(0, Math.max(STALE_REACH_MIN, 2 * ctx.input.limit));
     out.push(...(await supersedeEvidence(ctx, reach, (c) => chunkCandidate(c, undefined, undefined))));
   }
   return out;

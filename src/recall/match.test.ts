@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TermWeight } from '../db/sql/recall-bm25.js';
 import { belowFloor, cover, focusWeights, MATCH_STRONG, MATCH_WEAK, matchOf, vectorFloor } from './match.js';
+import { rankWithFloor } from './rank.js';
 
 const weight = (term: string, df: number, n = 50): TermWeight => ({ term, w: Math.log(1 + (n - df + 0.5) / (df + 0.5)), df, avgdl: 10, n });
 
@@ -39,5 +40,34 @@ describe('the match floor', () => {
     expect(belowFloor({ cover: 0, vector: 0 }, undefined)).toBe(true);
     expect(belowFloor({ cover: 0, vector: 0, replacing: true }, undefined)).toBe(false);
     expect(belowFloor({ cover: MATCH_WEAK, vector: 0 }, undefined)).toBe(false);
+  });
+});
+
+describe('rankWithFloor', () => {
+  const cand = (id: string, rel: number, cover: number) => ({
+    rel,
+    cover,
+    signals: { occurredAt: new Date('2026-03-01T00:00:00Z'), importance: 5 },
+    result: {
+      id,
+      type: 'memory' as const,
+      content: id,
+      occurred_at: '2026-03-01T00:00:00.000Z',
+      recorded_at: '2026-03-01T00:00:00.000Z',
+      source: { event_ids: [], session_id: null, dataset: null },
+    },
+  });
+  const now = new Date('2026-03-02T00:00:00Z');
+  const floor = { vectorFloor: undefined, includeWeak: false };
+
+  it('leaves out what holds no informative word, and answers nothing when nothing does', () => {
+    expect(rankWithFloor([cand('a', 1, 0.6), cand('b', 0.5, 0)], now, 10, floor).results.map((r) => r.id)).toEqual(['a']);
+    expect(rankWithFloor([cand('a', 1, 0), cand('b', 0.5, 0)], now, 10, floor)).toEqual({ results: [], match: 'none' });
+  });
+
+  it('keeps the best candidates when supporting evidence matched though none of them holds the words', () => {
+    const r = rankWithFloor([cand('a', 1, 0), cand('b', 0.5, 0)], now, 10, { ...floor, extraCover: 0.4 });
+    expect(r.match).toBe('weak');
+    expect(r.results.map((x) => x.id)).toEqual(['a', 'b']);
   });
 });

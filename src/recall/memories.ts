@@ -1,6 +1,8 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
-import { cover, focusWeights } from './match.js';
-import { entitiesInQuery, loadMemories, memoriesOfEntities, neighbourEntities, vectorSearch } from '../db/sql/recall.js';
+import { cover, focusWeights, MATCH_WEAK } from './match.js';
+import { entitiesInQuery, loadChunks, loadMemories, memoriesOfEntities, neighbourEntities, vectorSearch } from '../db/sql/recall.js';
+import { categoryWords } from '../domain/slots.js';
+import { ftsQuery } from '../domain/text.js';
 import { hasTimeExpression } from '../domain/query-intent.js';
 import { INTENT, RELEVANCE, zScores } from '../domain/scoring.js';
 import { candidates, floorOptions } from './chunks.js';
@@ -67,5 +69,45 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
 }
 
 export async function recallMemories(ctx: RecallContext, limit: number): Promise<Ranked> {
-  return rankWithFloor(await memoryCandidates(ctx, candidates(limit)), ctx.now, limit, floorOptions(ctx));
+  const found = await memoryCandidates(ctx, candidates(limit));
+  return rankWithFloor(found, ctx.now, limit, { ...floorOptions(ctx), extraCover: await chunkSupport(ctx, found) });
+}
+
+/** Evidence chunks asked for the match when no memory's key covers the query. */
+const SUPPORT_CHUNKS = 10;
+
+/**
+ * A memory is one short sentence; the turn it came from, with its neighbours in its key, often
+ * holds the question's words when the memory does not ("who is my boss?" of the turn "Rachel took
+ * over, I report to her now" beside "any changes at work?"). When no memory covers the query at
+ * all (the match would be none), the chunks' keys are asked too: a memory's cover is at least
+ * that of the chunks of its source events, and the best chunk cover counts for the match.
+ */
+async function chunkSupport(ctx: RecallContext, memories: Candidate[]): Promise<number> {
+  if (Math.max(0, ...memories.map((c) => c.cover ?? 0)) >= MATCH_WEAK) return 0;
+  const stats: { weights?: TermWeight[] } = {};
+  const hits = await ctx.run((tx) => keywordSearch(tx, 'chunks', ctx.scope, ctx.queryDoc, SUPPORT_CHUNKS, 0, { stats }));
+  if (hits.length === 0) return 0;
+  const focus = focusWeights(ctx.terms, stats.weights ?? []);
+  const rows = new Map(
+    (
+      await ctx.run((tx) =>
+        loadChunks(
+          tx,
+          hits.map((h) => h.id),
+        ),
+      )
+    ).map((c) => [c.id, c]),
+  );
+  const byEvent = new Map<string, number>();
+  let best = 0;
+  for (const h of hits) {
+    const chunk = rows.get(h.id);
+    if (!chunk) continue;
+    const c = cover(focus, [...h.matched, ...ftsQuery(categoryWords(chunk.content))]);
+    best = Math.max(best, c);
+    byEvent.set(chunk.event_id, Math.max(byEvent.get(chunk.event_id) ?? 0, c));
+  }
+  for (const m of memories) for (const e of m.result.source.event_ids) m.cover = Math.max(m.cover ?? 0, byEvent.get(e) ?? 0);
+  return best;
 }

@@ -64,12 +64,8 @@ export function rankWithFloor(
   const match = candidates.length === 0 ? 'none' : matchOf(bestCover, bestVector, opts.vectorFloor);
   if (opts.includeWeak) return { results: rank(candidates, now, limit), match };
   if (match === 'none') return { results: [], match };
-  return {
-    results: rank(
-      candidates.filter((c) => !belowFloor({ cover: c.cover, vector: c.signals.vector, replacing: c.replacing }, opts.vectorFloor)),
-      now,
-      limit,
-    ),
-    match,
-  };
+  const above = candidates.filter((c) => !belowFloor({ cover: c.cover, vector: c.signals.vector, replacing: c.replacing }, opts.vectorFloor));
+  // Something matched (through supporting evidence) though no candidate holds the words itself:
+  // the candidates are still the best there is, so none is left out.
+  return { results: rank(above.length > 0 ? above : candidates, now, limit), match };
 }
