@@ -39,6 +39,22 @@ export async function recall(
   onAccess?: (memoryIds: string[]) => void,
   opts: RecallOptions = {},
 ): Promise<RecallAnswer> {
+  return recallWith(deps, tenantId, input, retrieve, onAccess, opts);
+}
+
+/**
+ * One recall with a retrieval of the caller's choosing (recall's modes, or the context block's
+ * memories and chunks together, src/context): one query embedding, the retrievers in one
+ * transaction (embedded) or in parallel (server), one logged recall and its access signals.
+ */
+export async function recallWith(
+  deps: Deps,
+  tenantId: string,
+  input: RecallInput,
+  retrieveWith: (ctx: RecallContext) => Promise<Ranked>,
+  onAccess?: (memoryIds: string[]) => void,
+  opts: RecallOptions = {},
+): Promise<RecallAnswer> {
   const started = performance.now();
   // Outside any transaction: the query embedding may be a provider call.
   const ctx = await recallContext(deps, tenantId, input);
@@ -67,10 +83,10 @@ export async function recall(
         turn = mine;
         return mine;
       };
-      return finish(tx, await retrieve({ ...ctx, run }));
+      return finish(tx, await retrieveWith({ ...ctx, run }));
     });
   } else {
-    const results = await retrieve(ctx);
+    const results = await retrieveWith(ctx);
     answer = await withTenant(deps.db, tenantId, (tx) => finish(tx, results));
   }
   onAccess?.(answer.results.filter((r) => r.type === 'memory').map((r) => r.id));

@@ -6,7 +6,8 @@ import { EntityQuery, EntitySearchQuery } from '../../../src/graph/schema.js';
 import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, WorkingMemoryQuery } from '../../../src/memories/schema.js';
 import { DeadLettersQuery, DoctorQuery, RetryBody } from '../../../src/ops/schema.js';
 import { RecallInput } from '../../../src/recall/schema.js';
-import { DoctorAnswer, ErrorBody, EventBody, EventsAccepted, ForgetAnswer, ImportAnswer, RecallAnswer, StatsAnswer } from './responses.js';
+import { ContextInput } from '../../../src/context/schema.js';
+import { ContextAnswer, DoctorAnswer, ErrorBody, EventBody, EventsAccepted, ForgetAnswer, ImportAnswer, RecallAnswer, StatsAnswer } from './responses.js';
 
 /**
  * Every route of the API, described once: the OpenAPI document (/openapi.json), the docs page and
@@ -68,6 +69,17 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Hybrid search over memories, evidence chunks and the graph',
     body: RecallInput,
     responses: { 200: json('ranked results and a recall_id for feedback', RecallAnswer), 400: invalid },
+  },
+  {
+    method: 'POST',
+    path: '/v1/context',
+    tag: 'recall',
+    auth: true,
+    summary: 'A token-budgeted block for a prompt: current facts, then dated evidence',
+    description:
+      'Runs one recall (memories and evidence chunks, with the match floor) and packs the results by rank: the current memories that answer the query first, then the evidence turns, deduplicated (a chunk of an event a listed memory came from, or near-identical to a listed line, is left out; chunks of one event are merged), each with its date and source id. Evidence that no longer holds is marked with what replaced it and when. The whole Markdown block, headings included, is at most `budget_tokens` (o200k_base). `match: none` gives an empty block. With `format: json` the answer has `items` only (packed for the same budget).',
+    body: ContextInput,
+    responses: { 200: json('the block, its items and the recall behind it', ContextAnswer), 400: invalid },
   },
   {
     method: 'POST',
@@ -228,7 +240,7 @@ export const ROUTES: RouteDoc[] = [
     path: '/mcp',
     tag: 'agents',
     auth: true,
-    summary: 'MCP over streamable HTTP (tools remember, recall, forget, get_working_memory)',
+    summary: 'MCP over streamable HTTP (tools remember, recall, get_context, forget, get_working_memory)',
     description: 'Stateless JSON-RPC per request; the tenant comes from the API key. See docs/agents.md.',
     body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional(), params: z.unknown().optional() }),
     responses: { 200: json('a JSON-RPC answer'), 202: json('a notification was accepted'), 401: json('no valid API key', ErrorBody) },

@@ -64,6 +64,29 @@ export const RecallAnswer = z.object({
   took_ms: z.number(),
 });
 
+const ContextItem = z.object({
+  type: z.enum(['memory', 'chunk']),
+  id: z.string(),
+  event_id: z.string().optional().describe('chunks: the event it was cut from (the id the block names)'),
+  event_ids: z.array(z.string()).optional().describe('memories: the events it was extracted from'),
+  text: z.string(),
+  date: z.string().describe('YYYY-MM-DD: when it was said (memories: the time it is about)'),
+  current: z.boolean().describe('false: what it states no longer holds; replaced_by says what does'),
+  replaced_by: z.object({ id: z.string(), text: z.string().optional(), date: z.string().optional() }).optional(),
+  score: z.number(),
+  merged_ids: z.array(z.string()).optional().describe('the chunks of one event merged into this line'),
+});
+
+export const ContextAnswer = z.object({
+  context: z.string().optional().describe('the Markdown block (format markdown); empty when nothing matched'),
+  tokens: z.number().int().describe('o200k tokens of the Markdown block, headings included; never over budget_tokens'),
+  budget_tokens: z.number().int(),
+  match: z.enum(['strong', 'weak', 'none']).describe('as in recall; none: an empty block'),
+  items: z.array(ContextItem).describe('what the block holds, in its order'),
+  recall_id: z.string().describe('the recall behind the block, for feedback'),
+  took_ms: z.number(),
+});
+
 const QueueCounts = z.object({ waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number(), completed: z.number() });
 
 export const StatsAnswer = z.object({

@@ -4,6 +4,7 @@ import { InputError } from '../../../src/errors.js';
 import { AccessRecorder } from '../../../src/recall/access.js';
 import { recall } from '../../../src/recall/index.js';
 import { RecallInput } from '../../../src/recall/schema.js';
+import { contextRoutes } from './context.js';
 
 export function recallRoutes(app: FastifyInstance, deps: Deps): void {
   const access = new AccessRecorder(deps.db, deps.log.child({ component: 'access' }));
@@ -19,4 +20,6 @@ export function recallRoutes(app: FastifyInstance, deps: Deps): void {
     }
     return recall(deps, req.tenantId, parsed.data, (ids) => access.record(req.tenantId, ids));
   });
+  // The context block is a recall too: the same access signals.
+  contextRoutes(app, deps, access);
 }
