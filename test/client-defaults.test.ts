@@ -74,6 +74,22 @@ describe('a client with defaults', () => {
     expect(bobs.results.some((r) => r.content.includes('Go'))).toBe(true);
   });
 
+  it('builds the context block from its user\u2019s memory only when the request names no user', async () => {
+    const everyone = await admin.context({ query: 'which language for the parser' });
+    expect(
+      everyone.items.some((i) => i.text.includes('Go')),
+      "the query does match bob's memory",
+    ).toBe(true);
+    const mine = await alice.context({ query: 'which language for the parser', budget_tokens: 2000 });
+    expect(mine.match).not.toBe('none');
+    expect(mine.items.length).toBeGreaterThan(0);
+    expect(mine.items.filter((i) => i.text.includes('Go') || i.text.includes('spaces over'))).toEqual([]);
+    expect(mine.context).toContain('Rust');
+    expect(mine.context).not.toContain('Go for simplicity');
+    const bobs = await alice.context({ query: 'which language for the parser', user_id: 'bob' });
+    expect(bobs.items.some((i) => i.text.includes('Go'))).toBe(true);
+  });
+
   it('lists, exports and reads the working memory of its user', async () => {
     const all = await admin.memories.list({ limit: 100 });
     expect(new Set(all.memories.map((x) => x.user_id))).toEqual(new Set(['alice', 'bob']));

@@ -12,7 +12,7 @@ import { startTestMemloom, waitFor, type TestMemloom } from './support/memloom.j
  * memloom with every pipeline stage running. Two tenants (two keys) share the instance.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
-const TOOLS = ['forget', 'get_working_memory', 'recall', 'remember'];
+const TOOLS = ['forget', 'get_context', 'get_working_memory', 'recall', 'remember'];
 
 let m: TestMemloom;
 beforeAll(async () => {
@@ -63,6 +63,13 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
   const memoryId = /id ([0-9a-f-]{36})\)/.exec(line ?? '')?.[1];
   expect(memoryId).toBeDefined();
 
+  // get_context: the same decision as a current fact in a budgeted block, with its id; nothing for a never-said question.
+  const ctx = text(await call(c, 'get_context', { query: 'which memory store did we decide on', budget_tokens: 300 }));
+  expect(ctx).toMatch(/^## Current facts\n- \d{4}-\d{2}-\d{2}: /);
+  expect(ctx).toContain(`(memory ${memoryId})`);
+  expect(ctx).toMatch(/\(match: (strong|weak); \d+ tokens; recall_id /);
+  expect(text(await call(c, 'get_context', { query: 'Who is Priya Raman?' }))).toMatch(/^Nothing is stored about this/);
+
   const wm = await waitFor(
     async () => {
       const t = text(await call(c, 'get_working_memory', {}));
@@ -81,6 +88,7 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
   for (const bad of [
     { name: 'recall', args: { query: '' } },
     { name: 'recall', args: { query: 'x', limit: 'ten' } },
+    { name: 'get_context', args: { query: 'x', budget_tokens: 5 } },
     { name: 'remember', args: {} },
     { name: 'forget', args: { session_id: 's', dataset: 'd' } },
     { name: 'forget', args: { id: 'not-a-uuid' } },
@@ -90,7 +98,7 @@ async function exerciseTools(c: Client, user: string, marker: string): Promise<v
     expect(r.isError, `${bad.name} ${JSON.stringify(bad.args)}`).toBe(true);
     expect(text(r).length).toBeGreaterThan(5);
   }
-  expect((await c.listTools()).tools).toHaveLength(4);
+  expect((await c.listTools()).tools).toHaveLength(5);
 
   const forgotten = await call(c, 'forget', { id: memoryId });
   expect(forgotten.isError).toBeFalsy();

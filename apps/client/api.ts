@@ -1,5 +1,7 @@
 import { MemloomError, type ErrorKind } from '../../src/errors.js';
 import type {
+  ContextAnswer,
+  ContextRequest,
   EntitySummary,
   EventsAnswer,
   ExportOptions,
@@ -42,6 +44,8 @@ export interface MemloomApi {
   sendEvents(events: MemloomEvent | MemloomEvent[]): Promise<EventsAnswer>;
   /** Without `user_id` / `dataset`: those of `defaults` (none there: every user, every dataset). */
   recall(request: RecallRequest): Promise<RecallAnswer>;
+  /** POST /v1/context: a token-budgeted block for a prompt. Without `user_id` / `dataset`: those of `defaults`. */
+  context(request: ContextRequest): Promise<ContextAnswer>;
   memories: {
     /** Without `user_id` / `dataset`: those of `defaults`. */
     list(query?: MemoryListQuery): Promise<MemoryPage>;
@@ -88,6 +92,7 @@ export function createApi(o: ApiOptions): MemloomApi {
     sendEvents: (events) =>
       call('POST', '/v1/events', { body: Array.isArray(events) ? { events: events.map((e) => filled(e, defaults)) } : filled(events, defaults) }),
     recall: (r) => call('POST', '/v1/recall', { body: filled(r, scope) }),
+    context: (r) => call('POST', '/v1/context', { body: filled(r, scope) }),
     memories: {
       list: (q = {}) => {
         const query = filled(q, scope);

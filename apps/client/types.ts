@@ -69,6 +69,52 @@ export interface RecallAnswer {
   took_ms: number;
 }
 
+/** POST /v1/context (docs/api.md "Context block"): recall's scope, a token budget and a format. */
+export interface ContextRequest {
+  query: string;
+  user_id?: string;
+  agent_id?: string;
+  session_id?: string;
+  dataset?: string;
+  kinds?: MemoryKind[];
+  since?: string;
+  until?: string;
+  as_of?: string;
+  include_history?: boolean;
+  /** Tokens (o200k) of the whole block, headings included; default 1,000, 50-8,000. */
+  budget_tokens?: number;
+  /** markdown (default): `context` holds the block; json: `items` only. */
+  format?: 'markdown' | 'json';
+}
+
+export interface ContextItem {
+  type: 'memory' | 'chunk';
+  id: string;
+  /** Chunks: the event it was cut from (the id the block names). */
+  event_id?: string;
+  /** Memories: the events it was extracted from. */
+  event_ids?: string[];
+  text: string;
+  /** YYYY-MM-DD. */
+  date: string;
+  /** false: what it states no longer holds; `replaced_by` says what does. */
+  current: boolean;
+  replaced_by?: { id: string; text?: string; date?: string };
+  score: number;
+  merged_ids?: string[];
+}
+
+export interface ContextAnswer {
+  /** The Markdown block (absent with format json); empty when match is none. */
+  context?: string;
+  tokens: number;
+  budget_tokens: number;
+  match: 'strong' | 'weak' | 'none';
+  items: ContextItem[];
+  recall_id: string;
+  took_ms: number;
+}
+
 export interface MemoryItem {
   id: string;
   kind: MemoryKind;

@@ -5,7 +5,7 @@ import { EVENT_ROLES, EVENT_TYPES } from '../../src/events/constants.js';
 import { MEMORY_KINDS } from '../../src/domain/vocabulary.js';
 import { DEFAULT_RECALL_MODE, RECALL_MODES } from '../../src/recall/schema.js';
 import { MemloomError } from '../../src/errors.js';
-import type { ForgetAnswer, ForgetScope, RecallAnswer, RecallRequest } from '../client/types.js';
+import type { ContextAnswer, ContextRequest, ForgetAnswer, ForgetScope, RecallAnswer, RecallRequest } from '../client/types.js';
 import type { MemloomEvent } from '../client/wire.js';
 
 /** What the tools need from memloom: the HTTP client (stdio) or the API in-process (/mcp). */
@@ -13,6 +13,7 @@ export interface McpBackend {
   /** Fire-and-forget: resolves as soon as the event is queued (stdio) or stored (HTTP), never after processing. */
   remember(event: MemloomEvent): Promise<{ id: string; status: 'queued' | 'stored' }>;
   recall(request: RecallRequest): Promise<RecallAnswer>;
+  context(request: ContextRequest): Promise<ContextAnswer>;
   /** `id`: a recall result's id (a memory, or a chunk whose event goes); otherwise a scope of POST /v1/forget. */
   forget(scope: ForgetScope | { id: string }): Promise<ForgetAnswer>;
   workingMemory(userId: string | undefined): Promise<string | null>;
@@ -29,13 +30,13 @@ export interface McpDefaults {
 const scope = z.string().trim().min(1).max(200);
 const WM_URI = 'memloom://working-memory';
 
-/** The memloom MCP server: tools remember, recall, forget, get_working_memory and the working memory as a resource. */
+/** The memloom MCP server: tools remember, recall, get_context, forget, get_working_memory and the working memory as a resource. */
 export function createMcpServer(backend: McpBackend, defaults: McpDefaults, version: string): McpServer {
   const server = new McpServer(
     { name: 'memloom', version },
     {
       instructions:
-        'memloom is your long-term memory. Read the working-memory resource (or call get_working_memory) at the start of a task; call recall before answering questions about past work, decisions or preferences; call remember for anything worth keeping (decisions, preferences, facts, outcomes). remember returns at once.',
+        'memloom is your long-term memory. Read the working-memory resource (or call get_working_memory) at the start of a task; call get_context (or recall) before answering questions about past work, decisions or preferences; call remember for anything worth keeping (decisions, preferences, facts, outcomes). remember returns at once.',
     },
   );
   const user = (u: string | undefined) => u ?? defaults.user_id;
@@ -108,6 +109,34 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
           dataset: defaults.dataset,
         });
         return formatRecall(answer);
+      }),
+  );
+
+  server.registerTool(
+    'get_context',
+    {
+      title: 'Get context',
+      description:
+        'What memory knows about a question, as one Markdown block to read before answering, within a token budget: the current facts first, then the supporting evidence from past messages, each dated with its source id; anything that no longer holds is marked with what replaced it. Answers "Nothing is stored about this" when nothing matches. Cheaper than recall when you only need the context, not ranked results.',
+      inputSchema: {
+        query: z.string().trim().min(1).max(10_000).describe('the question or task, e.g. "which database does the desktop app use"'),
+        budget_tokens: z.number().int().min(50).max(8000).default(1000).describe('at most this many tokens in the block (default 1000)'),
+        user_id: scope.optional().describe('whose memory (default: the configured user)'),
+        session_id: scope.optional().describe('only this session'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const answer = await backend.context({
+          query: args.query,
+          budget_tokens: args.budget_tokens,
+          user_id: user(args.user_id),
+          session_id: args.session_id,
+          dataset: defaults.dataset,
+        });
+        if (answer.match === 'none' || !answer.context) return 'Nothing is stored about this (match: none).';
+        return `${answer.context}\n\n(match: ${answer.match}; ${answer.tokens} tokens; recall_id ${answer.recall_id})`;
       }),
   );
 
