@@ -73,6 +73,22 @@ describe('memloom CLI against a running instance', () => {
     expect(JSON.parse(j.stdout).results.some((x: { content: string }) => x.content.includes('Acme Corp'))).toBe(true);
   });
 
+  it('context prints the block on stdout and what it cost on stderr, or the JSON answer with --json', async () => {
+    const r = await memloom(['context', 'which database did we choose', '--user', 'u-cli', '--budget', '200']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^## Current facts\n- \d{4}-\d{2}-\d{2}: We decided to use PostgreSQL.* \(memory [0-9a-f-]{36}\)\n/);
+    expect(r.stderr).toMatch(/^\(match (strong|weak); \d+ of 200 tokens, \d+ items; recall /);
+    const j = JSON.parse((await memloom(['context', 'which database did we choose', '--user', 'u-cli', '--json'])).stdout);
+    expect(j).toMatchObject({ budget_tokens: 1000, match: expect.stringMatching(/strong|weak/) });
+    expect(j.tokens).toBeLessThanOrEqual(1000);
+    const none = await memloom(['context', 'Who is Priya Raman?', '--user', 'u-cli']);
+    expect(none).toMatchObject({ code: 0, stdout: '' });
+    expect(none.stderr).toMatch(/^nothing is stored about that \(match: none/);
+    const bad = await memloom(['context', 'x', '--budget', '10']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --budget');
+  });
+
   it('stats prints the tenant\u2019s counts', async () => {
     const r = await memloom(['stats', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -105,7 +121,7 @@ describe('memloom CLI against a running instance', () => {
   });
 
   it('each command has its own --help; an unknown flag is an error naming it', async () => {
-    for (const cmd of ['recall', 'stats', 'export', 'import', 'mcp', 'ingest', 'forget']) {
+    for (const cmd of ['recall', 'context', 'stats', 'export', 'import', 'mcp', 'ingest', 'forget']) {
       const h = await memloom([cmd, '--help']);
       expect(h.code).toBe(0);
       expect(h.stdout).toMatch(new RegExp(`^Usage: memloom ${cmd}`));

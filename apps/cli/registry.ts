@@ -77,6 +77,22 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/recall.js')).recallCommand,
   },
   {
+    name: 'context',
+    summary: 'prints what a running memloom knows about a question as one token-budgeted block for a prompt',
+    args: '"<query>"',
+    flags: {
+      user: str('U', 'only this user\u2019s memory'),
+      session: str('S', 'only this session'),
+      agent: str('A', 'only this agent'),
+      dataset: str('D', 'only this dataset'),
+      budget: str('N', 'tokens in the block, headings included, 50-8000 (default 1000)'),
+      'as-of': str('TIME', 'what memloom held true at that time (ISO-8601)'),
+      json: bool('print the API\u2019s JSON answer'),
+      ...REMOTE_FLAGS,
+    },
+    load: async () => (await import('./commands/context.js')).contextCommand,
+  },
+  {
     name: 'stats',
     summary: 'object counts, queue counts and pending events of a running memloom',
     flags: { json: bool('print the API\u2019s JSON answer'), ...REMOTE_FLAGS },
