@@ -179,8 +179,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'bench',
-    summary: 'retrieval quality on a LoCoMo-format file (evidence recall@5/10/25), or current truth after changed facts (truth)',
-    args: 'recall|truth',
+    summary:
+      'retrieval quality on a LoCoMo-format file (evidence recall@5/10/25; context: gold turns in the context block at 500/1,000/2,000 tokens), or current truth after changed facts (truth)',
+    args: 'recall|context|truth',
     flags: {
       locomo: str('FILE', 'LoCoMo-format JSON'),
       samples: str('IDS', 'conversations by sample id, comma-separated (conv-26,conv-30)'),

@@ -1,6 +1,7 @@
 import type { Config } from '../../../../src/config.js';
 import type { Logger } from '../../../../src/logger.js';
 import type { ParsedArgs } from '../../args.js';
+import { benchContext } from './context.js';
 import { benchRecall } from './recall.js';
 import { benchTruth } from './truth.js';
 
@@ -8,6 +9,7 @@ import { benchTruth } from './truth.js';
 export async function bench(config: Config, log: Logger, args: ParsedArgs): Promise<void> {
   const what = args.positionals[0];
   if (what === 'recall') return benchRecall(config, log, { ...args, positionals: args.positionals.slice(1) });
+  if (what === 'context') return benchContext(config, log, { ...args, positionals: args.positionals.slice(1) });
   if (what === 'truth') return benchTruth(config, log, { ...args, positionals: args.positionals.slice(1) });
-  throw new Error('usage: memloom bench recall --locomo <file> | memloom bench truth [--set tune|check]');
+  throw new Error('usage: memloom bench recall --locomo <file> | memloom bench context --locomo <file> | memloom bench truth [--set tune|check]');
 }

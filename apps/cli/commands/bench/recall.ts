@@ -1,17 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-import { loadConfig, type Config } from '../../../../src/config.js';
-import { withTenant } from '../../../../src/db/pool.js';
+import type { Config } from '../../../../src/config.js';
 import type { Logger } from '../../../../src/logger.js';
-import { QUEUE_NAMES } from '../../../../src/queue/names.js';
 import { recallChunks } from '../../../../src/recall/chunks.js';
 import { recallContext } from '../../../../src/recall/context.js';
 import { DEFAULT_RECALL_MODE, RecallInput, type RecallResult } from '../../../../src/recall/schema.js';
 import { flagString, type ParsedArgs } from '../../args.js';
-import { startRoles } from '../serve.js';
 import { PlainBm25 } from './baseline.js';
 import { loadLocomo, type LocomoQuestion } from './locomo.js';
+import { ingestLocomo, pct } from './locomo-run.js';
 
 const KS = [5, 10, 25] as const;
 const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
@@ -44,41 +40,8 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
   const includeWeak = args.flags.get('include-weak') !== undefined;
   const matches = new Map<string, number>();
   const data = await loadLocomo(file, Number(flagString(args, 'conversations') ?? Infinity), samples);
-  const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
-  const config = loadConfig({
-    ...Object.fromEntries(Object.entries(process.env)),
-    MEMLOOM_HOME: home,
-    EVENTS_DIR: path.join(home, 'events'),
-    PORT: '0',
-    EXTRACT_DEBOUNCE_MS: '300',
-    LOG_LEVEL: base.LOG_LEVEL === 'info' ? 'warn' : base.LOG_LEVEL,
-    ...(flagString(args, 'embedder') ? { EMBEDDINGS_MODEL: flagString(args, 'embedder') } : {}),
-  });
-  const running = await startRoles(config, log, { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: false }, { inMemory: true });
-  const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
+  const { running, url, diaOf, stop } = await ingestLocomo(base, log, args, data);
   try {
-    const t0 = performance.now();
-    const events = data.events.map(({ sample_id: _, ...e }) => e);
-    for (let i = 0; i < events.length; i += 500) {
-      const res = await fetch(`${url}/v1/events`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ events: events.slice(i, i + 500) }),
-      });
-      if (res.status !== 202) throw new Error(`ingest failed: ${res.status} ${await res.text()}`);
-    }
-    for (;;) {
-      const stats = (await (await fetch(`${url}/v1/stats`)).json()) as { pending_events: number; objects: Record<string, number> };
-      if (stats.pending_events === 0) {
-        process.stderr.write(`ingested ${data.events.length} turns in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${JSON.stringify(stats.objects)}\n`);
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    const diaOf = await withTenant(running.deps.db, 'default', async (tx) => {
-      const { rows } = await tx.query<{ id: string; dia: string }>(`SELECT id, metadata->>'dia_id' AS dia FROM events`);
-      return new Map(rows.map((r) => [r.id, r.dia]));
-    });
     const plain = new Map(
       [...new Set(data.events.map((e) => e.sample_id))].map((s) => [
         s,
@@ -124,8 +87,7 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
       );
     }
   } finally {
-    await running.stop();
-    await rm(home, { recursive: true, force: true });
+    await stop();
   }
 }
 
@@ -175,8 +137,4 @@ function printTable(scores: Scores): void {
     out.push([strategy.padEnd(12), cell(rows.filter((r) => r.q.category !== 5)), ...cats.map((c) => cell(rows.filter((r) => r.q.category === c)))].join(' '));
   }
   process.stdout.write(`${out.join('\n')}\n`);
-}
-
-function pct(sorted: number[], p: number): string {
-  return (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0).toFixed(1);
 }
