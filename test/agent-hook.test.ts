@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenant } from '../src/db/pool.js';
+import { countTokens } from '../src/domain/tokens.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
 import { getJson, postJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { ROOT } from './support/process.js';
@@ -161,6 +162,27 @@ describe('agent hook (Claude Code command hooks)', () => {
       return rows;
     });
     expect(marker).toEqual([{ status: 'skipped', skip_reason: 'marker', metadata: { reason: 'exit' }, chunks: 0 }]);
+  });
+
+  it('before each prompt adds the context block for it (MEMLOOM_CONTEXT_BUDGET tokens), and nothing when nothing matches', async () => {
+    const prompt = { ...base(), session_id: 'ctx-session', hook_event_name: 'UserPromptSubmit', prompt: 'Which database did we pick for the memory store?' };
+    const r = await hook(prompt);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    const block = context(r.stdout);
+    expect(block).toMatch(
+      /^# Memory for this prompt \(memloom, match (strong|weak)\)\n\n## Current facts\n- \d{4}-\d{2}-\d{2}: .*PostgreSQL.*\(memory [0-9a-f-]{36}\)/,
+    );
+    expect(countTokens(block.slice(block.indexOf('## ')))).toBeLessThanOrEqual(800);
+    const small = context((await hook(prompt, { MEMLOOM_CONTEXT_BUDGET: '60' })).stdout);
+    expect(countTokens(small.slice(small.indexOf('## ')))).toBeLessThanOrEqual(60);
+    expect(await hook(prompt, { MEMLOOM_CONTEXT_BUDGET: '0' })).toMatchObject({ code: 0, stdout: '' });
+    const never = await hook({ ...prompt, prompt: 'Who is Priya Raman?' });
+    expect(never).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    // memloom away: the prompt goes without context, the agent goes on.
+    const away = await hook(prompt, { MEMLOOM_URL: 'http://127.0.0.1:9' });
+    expect(away).toMatchObject({ code: 0, stdout: '' });
+    expect(away.stderr).toMatch(/context unavailable/);
   });
 
   it('with MEMLOOM_HOOK_RECALL, a prompt also brings the best memories for it as context', async () => {

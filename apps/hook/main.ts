@@ -4,8 +4,8 @@
  *
  * - SessionStart: prints the user's working memory as additional context (from the API, else from
  *   the file memloom writes under MEMLOOM_HOME), so the agent starts with it without a tool call.
- * - UserPromptSubmit: records the prompt; with MEMLOOM_HOOK_RECALL=n also adds the n best memories
- *   for it as context.
+ * - UserPromptSubmit: adds the context block for the prompt (POST /v1/context, MEMLOOM_CONTEXT_BUDGET
+ *   tokens, default 800) as additional context when something matches, then records the prompt.
  * - Stop: records the assistant's last reply (read from the transcript, keyed by its uuid).
  * - PostToolUse: records the tool call (only if configured for it).
  * - SessionEnd: records the end of the session (a `session_end` marker: metadata of the session,
@@ -123,19 +123,10 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
     }
     case 'UserPromptSubmit': {
       if (!input.prompt?.trim()) return;
+      // Asked before the prompt is recorded, so the block never echoes the prompt itself.
+      const extra = await promptContext(api, env, user, input.prompt, io);
       await record([{ type: 'message', role: 'user', content: input.prompt }]);
-      const n = Number(env.MEMLOOM_HOOK_RECALL ?? 0);
-      if (Number.isInteger(n) && n > 0) {
-        const found = await api
-          .recall({ query: input.prompt.slice(0, 10_000), user_id: user, limit: Math.min(n, 20), mode: 'memories' })
-          .catch((err: Error) => void io.stderr(`memloom-hook: recall failed: ${err.message}\n`));
-        if (found && found.results.length > 0) {
-          const lines = found.results.map((r) => `- [${r.kind ?? r.type}, ${r.occurred_at.slice(0, 10)}] ${r.content}`).join('\n');
-          io.stdout(
-            `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: `Relevant memories (memloom):\n${lines}` } })}\n`,
-          );
-        }
-      }
+      if (extra) io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: extra } })}\n`);
       return;
     }
     case 'Stop': {
@@ -162,6 +153,40 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
     default:
       io.stderr(`memloom-hook: unknown hook event "${name}"; expected SessionStart, UserPromptSubmit, Stop, PostToolUse or SessionEnd\n`);
   }
+}
+
+/** Default tokens of the per-prompt context block (MEMLOOM_CONTEXT_BUDGET): small, since it comes with every prompt. */
+const DEFAULT_PROMPT_BUDGET = 800;
+
+/**
+ * The context for a prompt: with MEMLOOM_HOOK_RECALL=n the n best memories (as before the context
+ * block existed); otherwise the context block (POST /v1/context) within MEMLOOM_CONTEXT_BUDGET
+ * tokens (0: off), when something matches. Only for a configured user: without one the block
+ * would draw on every user's memory. A failure is a line on stderr and no context.
+ */
+async function promptContext(
+  api: ReturnType<typeof createApi>,
+  env: HookEnv,
+  user: string | undefined,
+  prompt: string,
+  io: HookIo,
+): Promise<string | undefined> {
+  const query = prompt.slice(0, 10_000);
+  const n = Number(env.MEMLOOM_HOOK_RECALL ?? 0);
+  if (Number.isInteger(n) && n > 0) {
+    const found = await api
+      .recall({ query, user_id: user, limit: Math.min(n, 20), mode: 'memories' })
+      .catch((err: Error) => void io.stderr(`memloom-hook: recall failed: ${err.message}\n`));
+    if (!found || found.results.length === 0) return undefined;
+    return `Relevant memories (memloom):\n${found.results.map((r) => `- [${r.kind ?? r.type}, ${r.occurred_at.slice(0, 10)}] ${r.content}`).join('\n')}`;
+  }
+  const budget = Number(env.MEMLOOM_CONTEXT_BUDGET || DEFAULT_PROMPT_BUDGET);
+  if (!user || !Number.isInteger(budget) || budget <= 0) return undefined;
+  const block = await api
+    .context({ query, user_id: user, dataset: env.MEMLOOM_DATASET || undefined, budget_tokens: Math.min(8000, Math.max(50, budget)) })
+    .catch((err: Error) => void io.stderr(`memloom-hook: context unavailable: ${err.message}\n`));
+  if (!block || block.match === 'none' || !block.context) return undefined;
+  return `# Memory for this prompt (memloom, match ${block.match})\n\n${block.context}`;
 }
 
 async function workingMemory(api: ReturnType<typeof createApi>, env: HookEnv, user: string | undefined, io: HookIo): Promise<string | null> {
