@@ -58,7 +58,8 @@ const words = (s: string) =>
 export function nearIdentical(a: string, b: string): boolean {
   const x = words(a);
   const y = words(b);
-  if (x === y || (x.length > 0 && y.includes(x))) return true;
+  // Contained as whole words: "art" is not in "party".
+  if (x === y || (x.length > 0 && ` ${y} `.includes(` ${x} `))) return true;
   const sx = new Set(x.split(' '));
   const sy = new Set(y.split(' '));
   let shared = 0;
