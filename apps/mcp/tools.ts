@@ -117,7 +117,7 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
     {
       title: 'Get context',
       description:
-        'What memory knows about a question, as one Markdown block to read before answering, within a token budget: the current facts first, then the supporting evidence from past messages, each dated with its source id; anything that no longer holds is marked with what replaced it. Answers "Nothing is stored about this" when nothing matches. Cheaper than recall when you only need the context, not ranked results.',
+        'What memory knows about a question, as one Markdown block to read before answering, within a token budget: the current facts first, then the supporting evidence from past messages, each dated with its source id; anything that no longer holds is marked with what replaced it. Answers "Nothing is stored about this" when nothing matches. Prefer it to recall when you need context to answer with, not ranked results to pick from.',
       inputSchema: {
         query: z.string().trim().min(1).max(10_000).describe('the question or task, e.g. "which database does the desktop app use"'),
         budget_tokens: z.number().int().min(50).max(8000).default(1000).describe('at most this many tokens in the block (default 1000)'),
