@@ -109,6 +109,15 @@ describe('POST /v1/context', () => {
     }
   });
 
+  it('with as_of lists what held then as the current fact', async () => {
+    const a = await context({ user_id: 'dana', query: 'Which database does the desktop app use?', as_of: day(5) });
+    expect(a.match).not.toBe('none');
+    expect(a.items[0]).toMatchObject({ type: 'memory', current: true });
+    expect(a.items[0]?.text).toMatch(/Postgres as the local database/);
+    expect(a.items.some((i) => /SQLite/.test(i.text))).toBe(false);
+    expect(a.context).not.toContain('replaced by');
+  });
+
   it('repeats no text: a chunk of a listed fact’s event, a near-identical line and overlapping chunks appear once', async () => {
     const a = await context({ user_id: 'dana', query: 'desktop app database settings table', budget_tokens: 2000 });
     const norm = (s: string) => s.toLowerCase().replace(/\W+/g, ' ').trim();

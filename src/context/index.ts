@@ -47,6 +47,12 @@ export async function buildContext(deps: Deps, tenantId: string, input: ContextI
     },
     onAccess,
   );
+  // With as_of the facts are what held then: a version superseded later still held at that time.
+  const asOf = input.as_of ? new Date(input.as_of).getTime() : undefined;
+  const heldThen = (r: RecallResult): RecallResult =>
+    asOf === undefined || r.type !== 'memory' ? r : { ...r, current: r.valid_to == null || new Date(r.valid_to).getTime() > asOf };
+  memories = memories.map(heldThen);
+  chunks = chunks.map(heldThen);
   // Current memories are the facts (a correction recall brought in as evidence too), best first;
   // everything else is evidence in its rank, replaced memories included when history was asked for.
   const seen = new Set<string>();
