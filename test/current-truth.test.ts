@@ -61,6 +61,7 @@ beforeAll(async () => {
     msg('eli', 'e1', day(2), 'For the desktop app we use MySQL.'),
     msg('cora', 'c1', day(3), 'Our team standup is at 9:30 every day.'),
     msg('lou', 'l1', day(20), 'The release is on Friday.'),
+    msg('fay', 'f1', day(5), 'The deadline for the beta is December 15, 2026.'),
     { ...msg('dana', 'd1', day(2, 14), 'We will write the API docs in Markdown.'), type: 'decision' },
   ]);
   // Round 2: changes, a chain's second value; a later session of Eli says nothing new.
@@ -86,6 +87,19 @@ describe('a changed fact supersedes the old one by event time', () => {
     const chunks = (await recall({ user_id: 'dana', query: 'Which database does the desktop app use?', mode: 'chunks', include_weak: true })).results;
     const old = chunks.find((r) => /Postgres as the local database/.test(r.content));
     expect(old).toMatchObject({ current: false, superseded_by: expect.any(String) });
+  });
+
+  it('names and shows the times of a memory the same way in recall and in the memory browser', async () => {
+    const { results } = await recall({ user_id: 'fay', query: 'When is the beta deadline?', mode: 'memories' });
+    const hit = results[0] as Result & Record<string, unknown>;
+    expect(hit.content).toMatch(/December 15/);
+    expect(hit).toMatchObject({ occurred_at: day(5), event_time: expect.stringMatching(/^2026-12-15/) });
+    const listed = (await getJson(`${m.url}/v1/memories?user_id=fay`)).body.memories.find((x: { id: string }) => x.id === hit.id);
+    const detail = (await getJson(`${m.url}/v1/memories/${hit.id}`)).body;
+    for (const field of ['occurred_at', 'event_time', 'time_precision', 'valid_from', 'valid_to', 'recorded_at']) {
+      expect(listed[field], field).toEqual(hit[field]);
+      expect(detail[field], field).toEqual(hit[field]);
+    }
   });
 
   it('keeps each user to their own value', async () => {

@@ -49,7 +49,12 @@ export interface RecallResult {
   valid_from?: string;
   valid_to?: string | null;
   slot?: string | null;
+  /** When it was said: its source event's time. */
   occurred_at: string;
+  /** Memories: the time it is about, when it names one (a deadline's day). */
+  event_time?: string | null;
+  time_precision?: string | null;
+  /** When memloom stored it. */
   recorded_at: string;
   source: { event_ids: string[]; session_id: string | null; dataset: string | null };
   triplet?: {
@@ -80,7 +85,12 @@ export interface MemoryItem {
   session_id: string | null;
   dataset: string;
   version: number;
-  created_at: string;
+  /** When it was said, the time it is about (if it names one), the interval it holds, when it was stored. */
+  occurred_at: string;
+  event_time: string | null;
+  valid_from: string;
+  valid_to: string | null;
+  recorded_at: string;
   [field: string]: unknown;
 }
 

@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { EVENT_ROLES, EVENT_TYPES } from '../../src/events/constants.js';
 import { MEMORY_KINDS } from '../../src/domain/vocabulary.js';
+import { resultDate } from '../../src/domain/result-date.js';
 import { DEFAULT_RECALL_MODE, RECALL_MODES } from '../../src/recall/schema.js';
 import { MemloomError } from '../../src/errors.js';
 import type { ForgetAnswer, ForgetScope, RecallAnswer, RecallRequest } from '../client/types.js';
@@ -209,7 +210,7 @@ function formatRecall(a: RecallAnswer): string {
     // A graph result's id is an edge's, which forget does not take: its events are listed instead.
     const ref = r.type === 'triplet' ? `events ${r.source.event_ids.slice(0, 3).join(', ')}` : `id ${r.id}`;
     const old = r.current === false ? ', no longer current' : '';
-    return `${i + 1}. [${what}, ${r.occurred_at.slice(0, 10)}${old}, score ${r.score.toFixed(2)}] ${r.content} (${ref})`;
+    return `${i + 1}. [${what}, ${resultDate(r)}${old}, score ${r.score.toFixed(2)}] ${r.content} (${ref})`;
   });
   return `match: ${a.match}\n${lines.join('\n')}\n\nrecall_id ${a.recall_id}`;
 }

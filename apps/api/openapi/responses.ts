@@ -49,11 +49,13 @@ const RecallResult = z.looseObject({
   status: z.string().optional(),
   current: z.boolean().describe('false once what it states was superseded by a newer value or corrected'),
   superseded_by: z.string().optional().describe('the memory that replaced it'),
-  valid_from: z.string().optional().describe('memories: when it started to hold (its event time)'),
+  valid_from: z.string().optional().describe('memories: when it started to hold (when it was stated)'),
   valid_to: z.string().nullable().optional().describe("memories: when it stopped holding (its successor's valid_from)"),
   slot: z.string().nullable().optional().describe('memories: what it states a value of'),
-  occurred_at: z.string(),
-  recorded_at: z.string(),
+  occurred_at: z.string().describe("when it was said: its source event's time"),
+  event_time: z.string().nullable().optional().describe("memories: the time it is about, when it names one (a deadline's day)"),
+  time_precision: z.string().nullable().optional().describe('memories: the precision of event_time (day, month, year, …)'),
+  recorded_at: z.string().describe('when memloom stored it'),
   source: z.object({ event_ids: z.array(z.string()), session_id: z.string().nullable(), dataset: z.string().nullable() }),
 });
 
