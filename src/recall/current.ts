@@ -55,7 +55,8 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   const asOf = ctx.input.as_of ? new Date(ctx.input.as_of).getTime() : undefined;
   const text = new Map(chunks.flatMap((c) => c.result.source.event_ids.map((e) => [e, c.result.content] as const)));
   const byEvent = new Map<string, EventMemory[]>();
-  for (const r of rows) if (!r.corrected && (!r.echo || repeats(text.get(r.event_id) ?? '', r))) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r]);
+  for (const r of rows)
+    if (!r.corrected && (!r.echo || repeats(text.get(r.event_id) ?? '', r))) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r]);
   const terms = new Set(ctx.terms);
   const pastQuestion = asksAboutPast(ctx.input.query);
   // A memory stops holding at its successor's valid_from; as_of before that, it still held.
