@@ -73,3 +73,13 @@ export async function usersOfExtractKey(tx: Queryable, key: string): Promise<str
       : await tx.query<{ u: string }>(`SELECT DISTINCT coalesce(user_id, '') AS u FROM events WHERE extract_key = $1`, [key]);
   return rows.map((r) => r.u);
 }
+
+/** When each of these scopes' working memory was last refreshed (absent: never). */
+export async function lastBriefingTimes(tx: Queryable, userKeys: string[]): Promise<Map<string, Date>> {
+  if (userKeys.length === 0) return new Map();
+  const { rows } = await tx.query<{ user_id: string; at: Date }>(
+    'SELECT user_id, last_briefing_at AS at FROM user_state WHERE user_id = ANY($1::text[]) AND last_briefing_at IS NOT NULL',
+    [userKeys],
+  );
+  return new Map(rows.map((r) => [r.user_id, r.at]));
+}
