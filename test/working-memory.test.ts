@@ -123,6 +123,9 @@ describe('the working memory of a multi-session user', () => {
     expect(items(small.text).length).toBeGreaterThan(0);
     expect((await workingMemory(`&budget_tokens=${full + 100}`)).text).toBe(md);
     expect((await workingMemory('&budget_tokens=abc')).status).toBe(400);
+    const none = await workingMemory('&budget_tokens=5');
+    expect(none.status).toBe(400);
+    expect(JSON.parse(none.text).error.code).toBe('WORKING_MEMORY_BUDGET_TOO_SMALL');
   });
 
   it('changes within 10 s of a correction, a forget and a deletion', async () => {
