@@ -60,13 +60,19 @@ beforeAll(async () => {
     { ...msg('dana', 'd1', day(2, 13), 'Got it, I will use Neovim-friendly examples.'), role: 'assistant' },
     msg('eli', 'e1', day(2), 'For the desktop app we use MySQL.'),
     msg('cora', 'c1', day(3), 'Our team standup is at 9:30 every day.'),
+    msg('gus', 'g1', day(3), 'Every PR needs one approval to merge.'),
+    { ...msg('gus', 'g1', day(3, 11), 'Noted: one approval per PR.'), role: 'assistant' },
+    msg('gus', 'g1', day(3, 12), 'Can you suggest a checklist for our sprint review?'),
+    { ...msg('gus', 'g1', day(3, 13), 'Here is a checklist for your sprint review: demo, metrics, risks.'), role: 'assistant' },
     msg('lou', 'l1', day(20), 'The release is on Friday.'),
+    msg('fay', 'f1', day(5), 'The deadline for the beta is December 15, 2026.'),
     { ...msg('dana', 'd1', day(2, 14), 'We will write the API docs in Markdown.'), type: 'decision' },
   ]);
   // Round 2: changes, a chain's second value; a later session of Eli says nothing new.
   await send([
     msg('dana', 'd2', day(9), 'We moved the desktop client from Postgres to SQLite, the installer was too big.'),
     msg('cora', 'c2', day(10), 'Standup moved to 10:00.'),
+    msg('gus', 'g2', day(10), 'After the outage we changed the rule: PRs need two approvals to merge now.'),
     msg('eli', 'e2', day(9), 'thanks, that helped'),
   ]);
   // Round 3: the chain's third value, and a late arrival: Lou's older statement arrives after the newer one.
@@ -86,6 +92,27 @@ describe('a changed fact supersedes the old one by event time', () => {
     const chunks = (await recall({ user_id: 'dana', query: 'Which database does the desktop app use?', mode: 'chunks', include_weak: true })).results;
     const old = chunks.find((r) => /Postgres as the local database/.test(r.content));
     expect(old).toMatchObject({ current: false, superseded_by: expect.any(String) });
+  });
+
+  it('names and shows the times of a memory the same way in recall and in the memory browser', async () => {
+    const { results } = await recall({ user_id: 'fay', query: 'When is the beta deadline?', mode: 'memories' });
+    const hit = results[0] as Result & Record<string, unknown>;
+    expect(hit.content).toMatch(/December 15/);
+    expect(hit).toMatchObject({ occurred_at: day(5), event_time: expect.stringMatching(/^2026-12-15/) });
+    const listed = (await getJson(`${m.url}/v1/memories?user_id=fay`)).body.memories.find((x: { id: string }) => x.id === hit.id);
+    const detail = (await getJson(`${m.url}/v1/memories/${hit.id}`)).body;
+    for (const field of ['occurred_at', 'event_time', 'time_precision', 'valid_from', 'valid_to', 'recorded_at']) {
+      expect(listed[field], field).toEqual(hit[field]);
+      expect(detail[field], field).toEqual(hit[field]);
+    }
+  });
+
+  it("marks an assistant's acknowledgement of a replaced value as no longer current, and only that", async () => {
+    const { results } = await recall({ user_id: 'gus', query: 'How many approvals does a PR need to merge?', mode: 'chunks', include_weak: true, limit: 20 });
+    expect(results[0]?.content).toMatch(/two approvals/);
+    expect(results.find((r) => r.content === 'Noted: one approval per PR.')).toMatchObject({ current: false, superseded_by: expect.any(String) });
+    const other = (await recall({ user_id: 'gus', query: 'sprint review checklist', mode: 'chunks', include_weak: true })).results;
+    expect(other.find((r) => /checklist for your sprint review:/.test(r.content))).toMatchObject({ current: true });
   });
 
   it('keeps each user to their own value', async () => {

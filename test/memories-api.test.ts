@@ -18,7 +18,7 @@ interface Item {
   content: string;
   status: string;
   user_id: string | null;
-  created_at: string;
+  recorded_at: string;
 }
 const fixtures = { pager: [] as string[], chain: [] as string[], conflict: [] as string[], resolved: '' };
 
@@ -141,10 +141,12 @@ describe('GET /v1/memories', () => {
       'version',
       'occurred_at',
       'event_time',
+      'time_precision',
       'valid_from',
+      'valid_to',
       'superseded_by',
       'expires_at',
-      'created_at',
+      'recorded_at',
       'user_id',
       'session_id',
       'dataset',
@@ -158,7 +160,7 @@ describe('GET /v1/memories', () => {
     const all = await pageAll('status=all', 7);
     expect(new Set(all.map((x) => x.id)).size).toBe(all.length);
     expect(all.map((x) => x.id).sort()).toEqual(await sqlIds('SELECT id FROM memories'));
-    for (let i = 1; i < all.length; i++) expect(all[i - 1]!.created_at >= all[i]!.created_at).toBe(true);
+    for (let i = 1; i < all.length; i++) expect(all[i - 1]!.recorded_at >= all[i]!.recorded_at).toBe(true);
   });
 
   it('filters by status and finds text by substring or words', async () => {

@@ -62,7 +62,8 @@ export interface MemloomApi {
   forget(scope: ForgetScope): Promise<ForgetAnswer>;
   feedback(request: FeedbackRequest): Promise<FeedbackAnswer>;
   /** The user's working memory as Markdown (default: `defaults.user_id`); null while there is none yet. */
-  workingMemory(userId?: string): Promise<string | null>;
+  /** The user's working memory (Markdown), trimmed to `budgetTokens` when given; null while there is none. */
+  workingMemory(userId?: string, budgetTokens?: number): Promise<string | null>;
   serverStats(): Promise<ServerStats>;
   graph: {
     search(q?: string, limit?: number): Promise<{ entities: EntitySummary[] }>;
@@ -106,9 +107,9 @@ export function createApi(o: ApiOptions): MemloomApi {
     // A session id is unique only within its user: alone, it is the client's user's session.
     forget: (s) => call('POST', '/v1/forget', { body: 'session_id' in s ? filled(s, { user_id: defaults.user_id }) : s }),
     feedback: (f) => call('POST', '/v1/feedback', { body: f }),
-    async workingMemory(userId) {
+    async workingMemory(userId, budgetTokens) {
       try {
-        return await call<string>('GET', '/v1/working-memory', { query: { user_id: userId ?? defaults.user_id }, accept: 'text' });
+        return await call<string>('GET', '/v1/working-memory', { query: { user_id: userId ?? defaults.user_id, budget_tokens: budgetTokens }, accept: 'text' });
       } catch (err) {
         if (err instanceof MemloomError && err.code === 'WORKING_MEMORY_EMPTY') return null;
         throw err;

@@ -49,7 +49,12 @@ export interface RecallResult {
   valid_from?: string;
   valid_to?: string | null;
   slot?: string | null;
+  /** When it was said: its source event's time. */
   occurred_at: string;
+  /** Memories: the time it is about, when it names one (a deadline's day). */
+  event_time?: string | null;
+  time_precision?: string | null;
+  /** When memloom stored it. */
   recorded_at: string;
   source: { event_ids: string[]; session_id: string | null; dataset: string | null };
   triplet?: {
@@ -95,8 +100,10 @@ export interface ContextItem {
   /** Memories: the events it was extracted from. */
   event_ids?: string[];
   text: string;
-  /** YYYY-MM-DD. */
+  /** YYYY-MM-DD: when it was said. */
   date: string;
+  /** YYYY-MM-DD: the day it is about, when that differs (a deadline). */
+  about?: string;
   /** false: what it states no longer holds; `replaced_by` says what does. */
   current: boolean;
   replaced_by?: { id: string; text?: string; date?: string };
@@ -126,7 +133,12 @@ export interface MemoryItem {
   session_id: string | null;
   dataset: string;
   version: number;
-  created_at: string;
+  /** When it was said, the time it is about (if it names one), the interval it holds, when it was stored. */
+  occurred_at: string;
+  event_time: string | null;
+  valid_from: string;
+  valid_to: string | null;
+  recorded_at: string;
   [field: string]: unknown;
 }
 

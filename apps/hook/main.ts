@@ -23,6 +23,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { briefingFileName } from '../../src/domain/briefing-file.js';
+import { resultDate } from '../../src/domain/result-date.js';
 import { createApi } from '../client/api.js';
 import type { MemloomEvent } from '../client/wire.js';
 import { lastAssistantReply } from './transcript.js';
@@ -178,7 +179,7 @@ async function promptContext(
       .recall({ query, user_id: user, limit: Math.min(n, 20), mode: 'memories' })
       .catch((err: Error) => void io.stderr(`memloom-hook: recall failed: ${err.message}\n`));
     if (!found || found.results.length === 0) return undefined;
-    return `Relevant memories (memloom):\n${found.results.map((r) => `- [${r.kind ?? r.type}, ${r.occurred_at.slice(0, 10)}] ${r.content}`).join('\n')}`;
+    return `Relevant memories (memloom):\n${found.results.map((r) => `- [${r.kind ?? r.type}, ${resultDate(r)}] ${r.content}`).join('\n')}`;
   }
   const budget = Number(env.MEMLOOM_CONTEXT_BUDGET || DEFAULT_PROMPT_BUDGET);
   if (!user || !Number.isInteger(budget) || budget <= 0) return undefined;

@@ -26,7 +26,7 @@ export function clientBackend(api: MemloomApi & Partial<Pick<MemloomClient, 'eve
     recall: (r) => api.recall(r),
     context: (r) => api.context(r),
     forget: (scope) => ('id' in scope ? forgetResult(api, scope.id) : api.forget(scope)),
-    workingMemory: (userId) => api.workingMemory(userId),
+    workingMemory: (userId, budgetTokens) => api.workingMemory(userId, budgetTokens),
   };
 }
 

@@ -74,6 +74,7 @@ export async function buildContext(deps: Deps, tenantId: string, input: ContextI
       ...(r.type === 'memory' ? { event_ids: r.source.event_ids } : { event_id: r.source.event_ids[0] as string }),
       text: r.content,
       date: day(r.occurred_at),
+      ...(r.event_time && day(r.event_time) !== day(r.occurred_at) ? { about: day(r.event_time) } : {}),
       current: r.current,
       ...(r.current || !r.superseded_by
         ? {}

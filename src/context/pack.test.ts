@@ -66,6 +66,11 @@ describe('packBlock', () => {
     });
   });
 
+  it('dates a fact about another day as recall results do', () => {
+    const p = packBlock([{ ...fact(1, 'The release is due.'), about: '2026-03-20' }], 200);
+    expect(p.markdown).toContain(`- 2026-03-02, about 2026-03-20: The release is due. (memory ${id(1)})`);
+  });
+
   it('marks evidence that no longer holds with what replaced it and when', () => {
     const p = packBlock(
       [

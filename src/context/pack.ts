@@ -4,6 +4,7 @@
  * fits the budget (greedy by rank), and the whole Markdown, headings included, is counted again
  * at the end so it never exceeds the budget.
  */
+import { resultDate } from '../domain/result-date.js';
 import { countTokens } from '../domain/tokens.js';
 import type { ContextItem } from './schema.js';
 
@@ -35,7 +36,8 @@ export function renderLine(item: ContextItem): string {
     const what = r?.text ? `“${r.text.replace(/\s+/g, ' ').trim()}”` : 'a newer statement';
     stale = ` (replaced by ${what}${r?.date ? ` on ${r.date}` : ''})`;
   }
-  return `- ${item.date}: ${text}${stale} (${source})`;
+  // Dates as every other reader prints them (src/domain/result-date.ts): said, and about when it differs.
+  return `- ${resultDate({ occurred_at: item.date, event_time: item.about })}: ${text}${stale} (${source})`;
 }
 
 export function renderBlock(items: Array<ContextItem & { section: Section }>): string {

@@ -31,8 +31,10 @@ export interface ContextItem {
   /** Memories: the events it was extracted from. */
   event_ids?: string[];
   text: string;
-  /** YYYY-MM-DD: when it was said (memories: the time it is about). */
+  /** YYYY-MM-DD: when it was said (its source event's time). */
   date: string;
+  /** YYYY-MM-DD: the day it is about, when its text names one that differs (a deadline). */
+  about?: string;
   /** false: what it states no longer holds; `replaced_by` says what does. */
   current: boolean;
   replaced_by?: { id: string; text?: string; date?: string };

@@ -1,7 +1,7 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
 import { CATEGORY_TERMS, categoryWords } from '../domain/slots.js';
 import { ftsQuery } from '../domain/text.js';
-import { cover, focusWeights, MATCH_STRONG, MATCH_WEAK, vectorFloor } from './match.js';
+import { cover, focusWeights, MATCH_WEAK, vectorFloor } from './match.js';
 import { eventsOfMemories } from '../db/sql/recall-evidence.js';
 import { loadChunks, vectorSearch, type ChunkRow } from '../db/sql/recall.js';
 import { supersedeEvidence } from './current.js';

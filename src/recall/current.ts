@@ -29,6 +29,19 @@ function relevantTo(terms: ReadonlySet<string>, memories: EventMemory[]): EventM
 }
 
 /**
+ * An assistant's turn repeats a memory of the turn it answers when it names the memory's value or
+ * shares a word of its subject ("Noted: one approval to merge" after "PRs need one approval to
+ * merge"); an answer about something else does not take the memory's staleness.
+ */
+function repeats(answer: string, m: EventMemory): boolean {
+  if (m.slot === null || answer === '') return false;
+  const lower = answer.toLowerCase();
+  if (m.slot.value.some((v) => lower.includes(v))) return true;
+  const words = new Set(ftsQuery(answer));
+  return m.slot.about.some((t) => words.has(t));
+}
+
+/**
  * Marks the chunk candidates whose statements no longer hold (as of the recall's as_of, else now)
  * and returns the candidates that replace them: for each stale chunk, the chunks stating its
  * memory's current version (or that version itself when a correction made it), each with at least
@@ -40,8 +53,10 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   const rows = await ctx.run((tx) => memoriesOfEvents(tx, eventIds));
   if (rows.length === 0) return [];
   const asOf = ctx.input.as_of ? new Date(ctx.input.as_of).getTime() : undefined;
+  const text = new Map(chunks.flatMap((c) => c.result.source.event_ids.map((e) => [e, c.result.content] as const)));
   const byEvent = new Map<string, EventMemory[]>();
-  for (const r of rows) if (!r.corrected) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r]);
+  for (const r of rows)
+    if (!r.corrected && (!r.echo || repeats(text.get(r.event_id) ?? '', r))) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r]);
   const terms = new Set(ctx.terms);
   const pastQuestion = asksAboutPast(ctx.input.query);
   // A memory stops holding at its successor's valid_from; as_of before that, it still held.

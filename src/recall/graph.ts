@@ -36,6 +36,8 @@ export async function recallGraph(ctx: RecallContext, limit: number): Promise<Re
         scores,
         // An edge ends at its invalid_at (its statement was superseded); as_of finds what held then.
         current: r.invalid_at === null,
+        valid_from: r.valid_at.toISOString(),
+        valid_to: r.invalid_at ? r.invalid_at.toISOString() : null,
         occurred_at: r.valid_at.toISOString(),
         recorded_at: r.created_at.toISOString(),
         source: { event_ids: r.event_ids, session_id: null, dataset: null },

@@ -15,7 +15,9 @@ export function memoryResult(m: MemoryRow): Candidate['result'] {
     valid_from: m.valid_from.toISOString(),
     valid_to: m.superseded_at ? m.superseded_at.toISOString() : null,
     slot: m.slot ? slotLabel(m.slot) : null,
-    occurred_at: (m.event_time ?? m.occurred_at).toISOString(),
+    occurred_at: m.occurred_at.toISOString(),
+    event_time: m.event_time ? m.event_time.toISOString() : null,
+    time_precision: m.time_precision,
     recorded_at: m.created_at.toISOString(),
     source: { event_ids: m.event_ids, session_id: m.session_id, dataset: m.dataset },
   };

@@ -62,11 +62,16 @@ export interface RecallResult {
   current: boolean;
   /** The memory that replaced it, when it no longer holds. */
   superseded_by?: string;
-  /** Memories: the interval it held (its event time, and its successor's), and its slot. */
+  /** Memories: the interval it holds (from its statement to its successor's), and its slot. */
   valid_from?: string;
   valid_to?: string | null;
   slot?: string | null;
+  /** When it was said: its source event's time (an edge: when it became valid). */
   occurred_at: string;
+  /** Memories: the time it is about, when it names one (a deadline's day), and how precise that is. */
+  event_time?: string | null;
+  time_precision?: string | null;
+  /** When memloom stored it. */
   recorded_at: string;
   source: { event_ids: string[]; session_id: string | null; dataset: string | null };
   triplet?: {

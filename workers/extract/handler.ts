@@ -18,7 +18,7 @@ import { embedDocuments } from '../../src/embeddings.js';
 import { yieldToEventLoop } from '../../src/event-loop.js';
 import type { Logger } from '../../src/logger.js';
 import { defineStage } from '../../src/queue/stage.js';
-import { briefingJob } from '../briefing/schema.js';
+import { briefingJobsAfterChange } from '../briefing/after-change.js';
 import { splitPass } from './pieces.js';
 import { extractInWindows } from './windows.js';
 import { prepare, toMessages } from './prepare.js';
@@ -80,8 +80,8 @@ export const extract = defineStage({
     if (result.waitMs !== undefined) return [extractAfter(tenantId, key, result.waitMs)];
     // A pass read this in its write transaction; a job that claimed nothing reads it now.
     const { pending, claimed, claimLeftMs, users } = result.after ?? (await withTenant(deps.db, tenantId, (tx) => afterPass(tx, key, deps.config)));
-    // Once the key is fully extracted, its users' working memory is refreshed (debounced per user).
-    if (pending === 0 && claimed === 0) return users.map((u) => briefingJob(deps.config, tenantId, u));
+    // Once the key is fully extracted, its users' working memory is refreshed (debounced per user, bounded wait).
+    if (pending === 0 && claimed === 0) return briefingJobsAfterChange(deps, tenantId, users);
     const delay = pending === 0 ? Math.max(0, claimLeftMs) + 1000 : pending >= extractBatch(deps.config) ? 0 : deps.config.EXTRACT_DEBOUNCE_MS;
     return [extractAfter(tenantId, key, delay)];
   },

@@ -3,7 +3,7 @@ import { EventsQuery } from '../../../src/events/searchable.js';
 import { ExportQuery } from '../../../src/export/schema.js';
 import { ForgetScope } from '../../../src/forget/schema.js';
 import { EntityQuery, EntitySearchQuery } from '../../../src/graph/schema.js';
-import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, WorkingMemoryQuery } from '../../../src/memories/schema.js';
+import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, MemoryRefParams, WorkingMemoryQuery } from '../../../src/memories/schema.js';
 import { DeadLettersQuery, DoctorQuery, RetryBody } from '../../../src/ops/schema.js';
 import { RecallInput } from '../../../src/recall/schema.js';
 import { ContextInput } from '../../../src/context/schema.js';
@@ -105,8 +105,8 @@ export const ROUTES: RouteDoc[] = [
     tag: 'memories',
     auth: true,
     summary: 'One memory with provenance, versions, relations and entities',
-    params: IdParams,
-    responses: { 200: json('the memory'), 400: invalid, 404: notFound },
+    params: MemoryRefParams,
+    responses: { 200: json('the memory'), 400: invalid, 404: notFound, 409: json('a short id several memories share', ErrorBody) },
   },
   {
     method: 'PATCH',
@@ -151,8 +151,14 @@ export const ROUTES: RouteDoc[] = [
     tag: 'memories',
     auth: true,
     summary: 'The working memory of a user (Markdown)',
+    description:
+      'Sections: who the user is, preferences, current decisions (with what they replaced), people, open plans and deadlines, recent changes. Each line ends with its date and `m:<first 8 hex digits of the memory id>`, which GET /v1/memories/{id} accepts. budget_tokens trims whole lines, lowest priority (importance, recency) first.',
     query: WorkingMemoryQuery,
-    responses: { 200: { description: 'the digest', contentType: 'text/markdown' }, 404: json('no working memory yet', ErrorBody) },
+    responses: {
+      200: { description: 'the digest', contentType: 'text/markdown' },
+      400: invalid,
+      404: json('no working memory yet', ErrorBody),
+    },
   },
   {
     method: 'GET',

@@ -1,6 +1,7 @@
 import { ConfigError, type Config } from '../../../src/config.js';
 import type { Logger } from '../../../src/logger.js';
 import { MEMORY_KINDS } from '../../../src/domain/vocabulary.js';
+import { resultDate } from '../../../src/domain/result-date.js';
 import { DEFAULT_RECALL_MODE, RECALL_MODES } from '../../../src/recall/schema.js';
 import type { MemoryKind, RecallAnswer, RecallMode } from '../../client/types.js';
 import { flagString, type ParsedArgs } from '../args.js';
@@ -49,7 +50,7 @@ export function formatAnswer(a: RecallAnswer): string {
   const lines = a.results.map((r, i) => {
     const what = r.type === 'memory' ? (r.kind ?? 'memory') : r.type;
     const old = r.current === false ? '  no longer current' : '';
-    return `${String(i + 1).padStart(2)}. ${r.score.toFixed(3)}  [${what}] ${r.content.replace(/\s+/g, ' ')}\n      ${r.occurred_at.slice(0, 10)}  id ${r.id}${r.source.session_id ? `  session ${r.source.session_id}` : ''}${old}`;
+    return `${String(i + 1).padStart(2)}. ${r.score.toFixed(3)}  [${what}] ${r.content.replace(/\s+/g, ' ')}\n      ${resultDate(r)}  id ${r.id}${r.source.session_id ? `  session ${r.source.session_id}` : ''}${old}`;
   });
   return `${lines.join('\n')}\n(match ${a.match}; recall ${a.recall_id}, ${a.took_ms} ms)\n`;
 }

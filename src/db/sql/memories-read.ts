@@ -37,12 +37,18 @@ export interface MemoryItem {
   access_count: number;
   is_crystal: boolean;
   version: number;
+  /** When it was said: the time of its source event. */
   occurred_at: Date;
+  /** The time it is about, when it names one (a deadline's day), at `time_precision`. */
   event_time: Date | null;
+  time_precision: string | null;
+  /** The interval it holds: from its statement to its successor's (null: still holds). */
   valid_from: Date;
+  valid_to: Date | null;
   superseded_by: string | null;
   expires_at: Date | null;
-  created_at: Date;
+  /** When memloom stored this version. */
+  recorded_at: Date;
   user_id: string | null;
   agent_id: string | null;
   session_id: string | null;
@@ -53,7 +59,8 @@ export interface MemoryItem {
 const CURSOR_AT = `to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 const ITEM_COLUMNS = `m.id, m.kind, m.content, m.status, m.importance, m.confidence, coalesce(s.decay, 1) AS decay, coalesce(s.access_count, 0) AS access_count,
-  m.is_crystal, m.version, m.occurred_at, m.event_time, m.valid_from, m.superseded_by, m.expires_at, m.created_at, m.user_id, m.agent_id, m.session_id, m.dataset`;
+  m.is_crystal, m.version, m.occurred_at, m.event_time, m.time_precision, m.valid_from, m.superseded_at AS valid_to, m.superseded_by, m.expires_at,
+  m.created_at AS recorded_at, m.user_id, m.agent_id, m.session_id, m.dataset`;
 /** The memory's mutable signals (no row: decay 1, never accessed). */
 const WITH_SIGNALS = 'LEFT JOIN memory_signals s ON s.memory_id = m.id';
 
@@ -99,8 +106,6 @@ export async function listMemories(tx: Queryable, f: MemoryListFilter): Promise<
 }
 
 export interface MemoryRecord extends MemoryItem {
-  time_precision: string | null;
-  superseded_at: Date | null;
   last_accessed_at: Date | null;
   rank_weight: number;
   subject_entity_id: string | null;
@@ -110,7 +115,7 @@ export interface MemoryRecord extends MemoryItem {
 
 export async function findMemory(tx: Queryable, id: string): Promise<MemoryRecord | undefined> {
   const { rows } = await tx.query<MemoryRecord>(
-    `SELECT ${ITEM_COLUMNS}, m.time_precision, m.superseded_at, s.last_accessed_at, m.rank_weight, m.subject_entity_id, m.run_id, m.updated_at
+    `SELECT ${ITEM_COLUMNS}, s.last_accessed_at, m.rank_weight, m.subject_entity_id, m.run_id, m.updated_at
      FROM memories m ${WITH_SIGNALS} WHERE m.id = $1`,
     [id],
   );
@@ -157,9 +162,9 @@ export interface MemoryVersion {
   content: string;
   status: string;
   valid_from: Date;
+  valid_to: Date | null;
   superseded_by: string | null;
-  superseded_at: Date | null;
-  created_at: Date;
+  recorded_at: Date;
 }
 
 /**
@@ -180,7 +185,7 @@ export async function memoryVersions(tx: Queryable, id: string): Promise<MemoryV
        UNION ALL
        SELECT m.id, b.depth + 1 FROM back b JOIN memories m ON m.superseded_by = b.id WHERE b.depth < 1000
      )
-     SELECT m.id, m.version, m.content, m.status, m.valid_from, m.superseded_by, m.superseded_at, m.created_at
+     SELECT m.id, m.version, m.content, m.status, m.valid_from, m.superseded_at AS valid_to, m.superseded_by, m.created_at AS recorded_at
      FROM (SELECT id, max(depth) AS depth FROM back GROUP BY id) b JOIN memories m ON m.id = b.id
      ORDER BY b.depth DESC, m.valid_from, m.created_at, m.id`,
     [id],

@@ -16,6 +16,13 @@ export interface EventMemory {
   corrected: boolean;
   /** What it states a value of (src/domain/slots.ts), or null. */
   slot: Slot | null;
+  /**
+   * A memory of the turn this assistant turn answers, not of the event itself: an assistant turn
+   * that made no memory of its own gets the memories of the session's previous (non-assistant)
+   * turn, since an acknowledgement ("Noted: standup at 9:30") repeats what it answers. The caller
+   * decides whether the words really repeat it.
+   */
+  echo: boolean;
 }
 
 /** Versions followed from a superseded memory to its current one, at most. */
@@ -29,20 +36,33 @@ const CHAIN_DEPTH = 20;
 export async function memoriesOfEvents(tx: Queryable, eventIds: string[]): Promise<EventMemory[]> {
   if (eventIds.length === 0) return [];
   const { rows } = await tx.query<EventMemory>(
-    `WITH RECURSIVE ev AS MATERIALIZED (
-       SELECT p.event_id, m.id AS memory_id, m.status, m.content, m.superseded_at, m.superseded_by, m.slot,
+    `WITH RECURSIVE echo AS (
+       -- An assistant turn without memories of its own, and the turn before it in its session.
+       SELECT e.id AS event_id, prev.id AS from_event
+       FROM events e
+       CROSS JOIN LATERAL (
+         SELECT p.id, p.role FROM events p
+         WHERE p.session_id = e.session_id AND p.user_id IS NOT DISTINCT FROM e.user_id AND p.dataset = e.dataset AND p.seq < e.seq
+         ORDER BY p.seq DESC LIMIT 1) prev
+       WHERE e.id = ANY($1::uuid[]) AND e.role = 'assistant' AND e.session_id IS NOT NULL AND prev.role IS DISTINCT FROM 'assistant'
+         AND NOT EXISTS (SELECT 1 FROM provenance o WHERE o.object_type = 'memory' AND o.event_id = e.id)),
+     src AS (
+       SELECT id AS event_id, id AS from_event, false AS echo FROM unnest($1::uuid[]) id
+       UNION ALL
+       SELECT event_id, from_event, true FROM echo),
+     ev AS MATERIALIZED (
+       SELECT s.event_id, s.echo, m.id AS memory_id, m.status, m.content, m.superseded_at, m.superseded_by, m.slot,
               -- A later version of a memory of this same event was made from it, not from the event's
               -- words: a correction (PATCH copies the provenance). Read from the data, so it survives export.
               m.version > 1 AND EXISTS (SELECT 1 FROM memories o JOIN provenance po ON po.object_type = 'memory' AND po.object_id = o.id AND po.event_id = p.event_id
                       WHERE o.superseded_by = m.id) AS corrected
-       FROM provenance p JOIN memories m ON m.id = p.object_id
-       WHERE p.object_type = 'memory' AND p.event_id = ANY($1::uuid[])),
+       FROM src s JOIN provenance p ON p.object_type = 'memory' AND p.event_id = s.from_event JOIN memories m ON m.id = p.object_id),
      walk(start, id, status, next, depth) AS (
        SELECT e.memory_id, m.id, m.status, m.superseded_by, 0 FROM ev e JOIN memories m ON m.id = e.superseded_by WHERE e.status = 'superseded'
        UNION ALL
        SELECT w.start, m.id, m.status, m.superseded_by, w.depth + 1 FROM walk w JOIN memories m ON m.id = w.next
        WHERE w.status = 'superseded' AND w.depth < ${CHAIN_DEPTH})
-     SELECT e.event_id, e.memory_id, e.status, e.content, e.superseded_at, e.corrected, e.slot,
+     SELECT e.event_id, e.echo, e.memory_id, e.status, e.content, e.superseded_at, e.corrected, e.slot,
             CASE WHEN e.status = 'active' THEN e.memory_id
                  ELSE (SELECT w.id FROM walk w WHERE w.start = e.memory_id AND w.status = 'active' ORDER BY w.depth DESC LIMIT 1) END AS head_id
      FROM ev e`,

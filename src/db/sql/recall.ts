@@ -121,6 +121,7 @@ export interface MemoryRow {
   rank_weight: number;
   occurred_at: Date;
   event_time: Date | null;
+  time_precision: string | null;
   created_at: Date;
   session_id: string | null;
   dataset: string;
@@ -134,7 +135,7 @@ export interface MemoryRow {
 export async function loadMemories(tx: Queryable, ids: string[]): Promise<MemoryRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await tx.query<MemoryRow>(
-    `SELECT m.id, m.kind, m.content, m.status, m.importance, m.is_crystal, m.version, m.rank_weight, m.occurred_at, m.event_time,
+    `SELECT m.id, m.kind, m.content, m.status, m.importance, m.is_crystal, m.version, m.rank_weight, m.occurred_at, m.event_time, m.time_precision,
             m.created_at, m.session_id, m.dataset, m.valid_from, m.superseded_at, m.superseded_by, m.slot,
             coalesce((SELECT array_agg(p.event_id ORDER BY p.created_at) FROM provenance p WHERE p.object_type = 'memory' AND p.object_id = m.id), '{}') AS event_ids
      FROM memories m WHERE m.id = ANY($1::uuid[])`,
