@@ -58,7 +58,8 @@ export function isEntityName(name: string): boolean {
   if (s.length === 0 || s.length > 100) return false;
   if (CODE_CHARS.test(s)) return false;
   if (s.split(/\s+/).length > 8) return false;
-  const chars = [...s];
+  // C++ and C# end in marks that are part of the name.
+  const chars = [...s.replace(/[+#]+$/, '')];
   const marks = chars.filter((c) => NAME_MARK.test(c)).length;
   return marks > 0 && marks / chars.filter((c) => c.trim() !== '').length >= 0.6;
 }

@@ -68,7 +68,7 @@ FROM graph_scope_edge_map m JOIN edges ed ON ed.id = m.old_id WHERE m.new_id <> 
 
 UPDATE edges ed SET dataset = m.dataset, user_id = m.user_id FROM graph_scope_edge_map m WHERE m.old_id = ed.id AND m.new_id = ed.id;
 UPDATE edges ed SET dataset = s.dataset, user_id = s.user_id FROM entities s
-WHERE s.id = ed.source_entity_id AND NOT EXISTS (SELECT 1 FROM graph_scope_edge_map m WHERE m.old_id = ed.id);
+WHERE s.id = ed.source_entity_id AND NOT EXISTS (SELECT 1 FROM graph_scope_edge_map m WHERE ed.id IN (m.old_id, m.new_id));
 
 UPDATE provenance p SET object_id = x.new_id FROM events ev, graph_scope_edge_map x
 WHERE p.object_type = 'edge' AND ev.id = p.event_id AND x.old_id = p.object_id AND x.dataset = ev.dataset
