@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { MIGRATIONS_DIR, migrate } from '../src/db/migrator.js';
 import { createLogger } from '../src/logger.js';
-import { PG_SUPER_URL, SERVER_MODE } from './support/server-db.js';
+import { OWNER_ROLE, PG_SUPER_URL, SERVER_MODE } from './support/server-db.js';
 
 const SCOPE_MIGRATION = '20261208000000_graph_scope';
 let client: pg.Client;
@@ -30,16 +30,17 @@ async function freshDatabase(): Promise<{ url: string; stop: () => Promise<void>
     });
     return { url: db.url, stop: () => db.stop() };
   }
+  // As the server suite's owner role (no superuser, row-level security forced), as a deployment migrates.
   const name = `memloom_mig_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   const admin = new pg.Client({ connectionString: PG_SUPER_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name} OWNER ${OWNER_ROLE}`);
   await admin.end();
-  const url = PG_SUPER_URL.replace(/\/[^/]*$/, `/${name}`);
-  const c = new pg.Client({ connectionString: url });
+  const c = new pg.Client({ connectionString: PG_SUPER_URL.replace(/\/[^/]*$/, `/${name}`) });
   await c.connect();
   await c.query('CREATE EXTENSION vector');
   await c.end();
+  const url = PG_SUPER_URL.replace(/\/\/[^@/]*@/, `//${OWNER_ROLE}@`).replace(/\/[^/]*$/, `/${name}`);
   return {
     url,
     stop: async () => {
@@ -64,7 +65,13 @@ beforeAll(async () => {
     await copyFile(path.join(MIGRATIONS_DIR, name, 'migration.sql'), path.join(before, name, 'migration.sql'));
   }
   await migrate(client, undefined, before);
-  await client.query(`INSERT INTO tenants (id) VALUES ('t1') ON CONFLICT DO NOTHING`);
+  await client.query(`INSERT INTO tenants (id) VALUES ('t1'), ('t2') ON CONFLICT DO NOTHING`);
+  // A second tenant: the migration must reach every tenant's rows under row-level security.
+  await client.query(`SELECT set_config('app.tenant_id', 't2', false)`);
+  await client.query(`
+    INSERT INTO entities (id, name, normalized_name, type, fts) VALUES ('00000000-0000-0000-0000-0000000000f1', 'Redis', 'redis', 'technology', to_tsvector('simple', 'redis'));
+    INSERT INTO memories (id, user_id, kind, content, content_hash, fts) VALUES ('00000000-0000-0000-0000-0000000000f2', 'zoe', 'fact', 'zoe uses Redis', 'm3', to_tsvector('simple', 'x'));
+    INSERT INTO memory_entities (memory_id, entity_id) VALUES ('00000000-0000-0000-0000-0000000000f2', '00000000-0000-0000-0000-0000000000f1');`);
   await client.query(`SELECT set_config('app.tenant_id', 't1', false)`);
   await client.query(`
     INSERT INTO events (id, idem_key, dataset, user_id, session_id, type, content, content_hash, source) VALUES
@@ -91,7 +98,9 @@ beforeAll(async () => {
       ('edge', '00000000-0000-0000-0000-0000000000c1', '00000000-0000-0000-0000-00000000000d'),
       ('edge', '00000000-0000-0000-0000-0000000000c1', '00000000-0000-0000-0000-00000000000e'),
       ('edge', '00000000-0000-0000-0000-0000000000c2', '00000000-0000-0000-0000-00000000000e');`);
+  await client.query(`SELECT set_config('app.tenant_id', '', false)`); // the migrator sets no tenant
   expect(await migrate(client, undefined, MIGRATIONS_DIR)).toContain(SCOPE_MIGRATION);
+  await client.query(`SELECT set_config('app.tenant_id', 't1', false)`);
 }, 120_000);
 
 afterAll(async () => {
@@ -100,21 +109,24 @@ afterAll(async () => {
   if (before) await rm(before, { recursive: true, force: true });
 });
 
+/** Queries name their tenant: PGlite's superuser is not held by row-level security. */
 const q = async <T>(text: string) => (await client.query(text)).rows as T[];
 
 it('splits a shared entity into one per user and re-points links, subjects and provenance', async () => {
-  const pgs = await q<{ id: string; user_id: string }>(`SELECT id, user_id FROM entities WHERE normalized_name = 'postgres' ORDER BY user_id`);
+  const pgs = await q<{ id: string; user_id: string }>(
+    `SELECT id, user_id FROM entities WHERE tenant_id = 't1' AND normalized_name = 'postgres' ORDER BY user_id`,
+  );
   expect(pgs.map((e) => e.user_id)).toEqual(['dana', 'eli']);
   const [dana, eli] = pgs as unknown as [{ id: string }, { id: string }];
   expect(dana.id).toBe('00000000-0000-0000-0000-0000000000a1'); // the first scope keeps the id
   const links = await q<{ memory_id: string; entity_id: string; user_id: string }>(
-    `SELECT me.memory_id, me.entity_id, m.user_id FROM memory_entities me JOIN memories m ON m.id = me.memory_id ORDER BY m.user_id`,
+    `SELECT me.memory_id, me.entity_id, m.user_id FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE m.tenant_id = 't1' ORDER BY m.user_id`,
   );
   expect(links.map((l) => [l.user_id, l.entity_id])).toEqual([
     ['dana', dana.id],
     ['eli', eli.id],
   ]);
-  expect(await q(`SELECT user_id, subject_entity_id FROM memories ORDER BY user_id`)).toEqual([
+  expect(await q(`SELECT user_id, subject_entity_id FROM memories WHERE tenant_id = 't1' ORDER BY user_id`)).toEqual([
     { user_id: 'dana', subject_entity_id: dana.id },
     { user_id: 'eli', subject_entity_id: null }, // its subject was the speaker, who is no entity
   ]);
@@ -124,6 +136,13 @@ it('splits a shared entity into one per user and re-points links, subjects and p
     { object_id: eli.id, event_id: '00000000-0000-0000-0000-00000000000e' },
   ]);
   expect(await q(`SELECT id FROM entities WHERE normalized_name = 'user'`)).toEqual([]);
+});
+
+it("reaches every tenant's rows", async () => {
+  await client.query(`SELECT set_config('app.tenant_id', 't2', false)`); // for the server's row-level security
+  const rows = await q(`SELECT name, user_id FROM entities WHERE tenant_id = 't2'`);
+  await client.query(`SELECT set_config('app.tenant_id', 't1', false)`);
+  expect(rows).toEqual([{ name: 'Redis', user_id: 'zoe' }]);
 });
 
 it('splits an edge by the users of its provenance events, each joining entities of its own scope', async () => {
