@@ -55,12 +55,14 @@ beforeAll(async () => {
     msg('dana', 'd1', 1, 'The retry helper is `retryWithBackoff(fn, 3)` in src/util/retry.ts.'),
     msg('eli', 'e1', 1, 'The billing service uses Postgres.'),
     msg('eli', 'e1', 1, 'Priya Shah is our designer.'),
+    msg('fay', 'f1', 1, 'Omar reviewed the release checklist with me.'),
   ]);
   await send([
     msg('dana', 'd2', 2, 'I asked Priya about the migration plan and she agreed.'),
     msg('dana', 'd2', 2, 'Raman wants the Postgres upgrade done by Friday.'),
     msg('eli', 'e2', 2, 'Priya Sen is our product manager.'),
     msg('eli', 'e2', 2, 'Priya said the billing service needs Redis.'),
+    msg('fay', 'f2', 2, 'Omar Haddad is our release manager.'),
   ]);
 }, 420_000);
 afterAll(async () => m?.close());
@@ -122,7 +124,8 @@ describe('graph routes per user', () => {
     const eli = (await getJson(`${m.url}/v1/schema?user_id=eli`)).body;
     const all = (await getJson(`${m.url}/v1/schema`)).body;
     expect(count(dana)).toBe((await entities('user_id=dana&limit=100')).length);
-    expect(count(dana) + count(eli)).toBe(count(all));
+    const fay = (await getJson(`${m.url}/v1/schema?user_id=fay`)).body;
+    expect(count(dana) + count(eli) + count(fay)).toBe(count(all));
     expect(count((await getJson(`${m.url}/v1/schema?user_id=nobody`)).body)).toBe(0);
     expect((await getJson(`${m.url}/v1/schema?user=dana`)).status).toBe(400);
   });
@@ -195,6 +198,19 @@ describe('entity resolution', () => {
        WHERE e.user_id = 'eli' AND e.name LIKE 'Priya S%' AND m.content LIKE 'Priya said%'`,
     );
     expect(bare).toEqual([]);
+  });
+});
+
+describe('entity resolution, the other order', () => {
+  it('a first name stored before the full name becomes that person', async () => {
+    const fay = await entities('q=omar&user_id=fay');
+    expect(fay.map((e) => [e.name, e.type])).toEqual([['Omar Haddad', 'person']]);
+    const linked = await rows<{ content: string }>(
+      `SELECT m.content FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE me.entity_id = $1 ORDER BY m.content`,
+      [fay[0]?.id],
+    );
+    expect(linked.map((x) => x.content).join('\n')).toMatch(/Omar reviewed the release checklist/);
+    expect(linked.map((x) => x.content).join('\n')).toMatch(/Omar Haddad is our release manager/);
   });
 });
 

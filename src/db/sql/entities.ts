@@ -1,5 +1,5 @@
-import { fullNameOf, isFullName, isNamePart } from '../../domain/entity-names.js';
 import type { Queryable } from '../pool.js';
+import { completeNameParts, joinNameParts } from './entity-persons.js';
 import { MAX_VECTORS_PER_STATEMENT, vectorList } from './vector.js';
 
 export interface EntityInput {
@@ -29,8 +29,8 @@ export async function knownEntities(tx: Queryable, scope: GraphScope, limit: num
 /**
  * Resolves each input to an entity id of `scope` (never another user's or dataset's): (1) same
  * normalised name and type, (2) same normalised name of any type (types drift between
- * extractions), (3) a single-word name that is the first name or surname of exactly one person of
- * the scope ("Priya" → "Priya Raman"; with two Priyas it stays apart), (4) embedding similarity ≥
+ * extractions), (3) a person's first name or surname and full name are one entity, whichever
+ * comes first (src/db/sql/entity-persons.ts), (4) embedding similarity ≥
  * `threshold` within the same type, else (5) a new entity. Returns ids in input order; more inputs
  * than one statement takes (MAX_VECTORS_PER_STATEMENT) are resolved slice by slice. Idempotent:
  * the insert is ON CONFLICT on the scoped key (entities_scope_key) DO UPDATE, so replays and races converge.
@@ -59,34 +59,9 @@ export async function resolveEntities(
   const ids: Array<string | undefined> = inputs.map(
     (i) => byName.find((r) => r.normalized_name === i.normalized && r.type === i.type)?.id ?? byName.find((r) => r.normalized_name === i.normalized)?.id,
   );
-  const singles = inputs.filter((inp, i) => ids[i] === undefined && mayBeNamePart(inp)).map((inp) => inp.normalized);
-  if (singles.length > 0) {
-    // Full names of the scope (persons, or two or three capitalised words typed other/concept)
-    // whose first or last word is one of the single names.
-    const { rows: people } = await tx.query<{ id: string; name: string; type: string }>(
-      `SELECT id, name, type FROM entities WHERE type IN ('person', 'other', 'concept') AND coalesce(user_id, '') = $1 AND dataset = $2
-         AND normalized_name LIKE '% %' AND (split_part(normalized_name, ' ', 1) = ANY($3::text[]) OR regexp_replace(normalized_name, '^.* ', '') = ANY($3::text[]))`,
-      [user, scope.dataset, singles],
-    );
-    const full = people.filter((p) => isFullName(p.name));
-    const persons: string[] = [];
-    inputs.forEach((inp, i) => {
-      if (ids[i] !== undefined || !mayBeNamePart(inp)) return;
-      const name = fullNameOf(inp.name, [...new Set(full.map((p) => p.name))]);
-      const found = name === undefined ? undefined : full.find((p) => p.name === name);
-      if (!found) return;
-      ids[i] = found.id;
-      if (found.type !== 'person') persons.push(found.id);
-    });
-    // The full name and a part of it, seen apart: the entity names a person.
-    if (persons.length > 0)
-      await tx.query(
-        `UPDATE entities e SET type = 'person', updated_at = now() WHERE e.id = ANY($1::uuid[]) AND NOT EXISTS (
-           SELECT 1 FROM entities o WHERE o.tenant_id = e.tenant_id AND o.dataset = e.dataset AND coalesce(o.user_id, '') = coalesce(e.user_id, '')
-             AND o.normalized_name = e.normalized_name AND o.type = 'person')`,
-        [[...new Set(persons)]],
-      );
-  }
+  // A stored first name takes the full name first, so a surname of this pass can then join it.
+  await completeNameParts(tx, scope, inputs, ids);
+  await joinNameParts(tx, scope, inputs, ids);
   const unresolved = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
   if (unresolved.length > 0) {
     const params: unknown[] = [unresolved.map(({ i }) => i), model, threshold, unresolved.map(({ inp }) => inp.type), user, scope.dataset];
@@ -146,11 +121,6 @@ export async function resolveEntities(
     [JSON.stringify(reused), [...new Set(reused.map((r) => r.id))]],
   );
   return ids as string[];
-}
-
-/** A one-word name that may be part of a person's full name (a first name or a surname). */
-function mayBeNamePart(inp: EntityInput): boolean {
-  return (inp.type === 'person' || inp.type === 'concept' || inp.type === 'other') && isNamePart(inp.name);
 }
 
 export interface EdgeInput {
