@@ -27,6 +27,8 @@ const SERVER_FILES = [
   'test/bm25.test.ts',
   'test/current-truth.test.ts',
   'test/read-your-writes.test.ts',
+  'test/graph-scope.test.ts',
+  'test/graph-scope-migration.test.ts',
 ];
 
 const project = (queues: 'redis' | 'postgres') => ({
