@@ -28,6 +28,8 @@ const SERVER_FILES = [
   'test/current-truth.test.ts',
   'test/read-your-writes.test.ts',
   'test/context.test.ts',
+  'test/graph-scope.test.ts',
+  'test/graph-scope-migration.test.ts',
 ];
 
 const project = (queues: 'redis' | 'postgres') => ({

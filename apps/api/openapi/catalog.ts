@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EventsQuery } from '../../../src/events/searchable.js';
 import { ExportQuery } from '../../../src/export/schema.js';
 import { ForgetScope } from '../../../src/forget/schema.js';
-import { EntityQuery, EntitySearchQuery } from '../../../src/graph/schema.js';
+import { EntityQuery, EntitySearchQuery, SchemaQuery } from '../../../src/graph/schema.js';
 import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, MemoryRefParams, WorkingMemoryQuery } from '../../../src/memories/schema.js';
 import { DeadLettersQuery, DoctorQuery, RetryBody } from '../../../src/ops/schema.js';
 import { RecallInput } from '../../../src/recall/schema.js';
@@ -165,7 +165,7 @@ export const ROUTES: RouteDoc[] = [
     path: '/v1/graph/entities',
     tag: 'graph',
     auth: true,
-    summary: 'Search entities by name',
+    summary: "Search entities by name, in one user's graph (user_id, dataset)",
     query: EntitySearchQuery,
     responses: { 200: json('matching entities'), 400: invalid },
   },
@@ -174,7 +174,7 @@ export const ROUTES: RouteDoc[] = [
     path: '/v1/graph/entities/{id}',
     tag: 'graph',
     auth: true,
-    summary: 'An entity and its neighbourhood (depth 1-3)',
+    summary: "An entity and its neighbourhood (depth 1-3); not found outside the given user's graph",
     params: IdParams,
     query: EntityQuery,
     responses: { 200: json('the entity, its neighbours and edges'), 400: invalid, 404: notFound },
@@ -184,8 +184,9 @@ export const ROUTES: RouteDoc[] = [
     path: '/v1/schema',
     tag: 'graph',
     auth: true,
-    summary: 'Entity types, relation types and memory kinds with counts',
-    responses: { 200: json('the counts') },
+    summary: 'Entity types, relation types and memory kinds with counts (of one user/dataset, or the tenant)',
+    query: SchemaQuery,
+    responses: { 200: json('the counts'), 400: invalid },
   },
   {
     method: 'GET',
