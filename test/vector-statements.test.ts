@@ -46,7 +46,7 @@ describe('more vectors than one statement takes', () => {
   it('finds neighbours for that many query vectors, one list per query', async () => {
     const queries = Array.from({ length: n }, (_, i) => ({ vector: vector(i), hash: `h${i}` }));
     const found = await withTenant(m.deps.db, TENANT, (tx) =>
-      nearestMemoriesBatch(tx, { userId: 'nobody' }, queries, m.deps.providers.embeddings.dimensions, 5),
+      nearestMemoriesBatch(tx, { userId: 'nobody' }, queries, { model: m.deps.providers.embeddings.model, dims: m.deps.providers.embeddings.dimensions }, 5),
     );
     expect(found).toHaveLength(n);
   });

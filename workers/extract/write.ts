@@ -88,7 +88,7 @@ export async function writeExtraction(
     tx,
     { userId: scope.user_id },
     p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })),
-    dims,
+    { model, dims },
     NEIGHBOURS,
   );
   const slotted = await slotCandidatesBatch(
