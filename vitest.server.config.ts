@@ -26,6 +26,7 @@ const SERVER_FILES = [
   'test/bm25.test.ts',
   'test/current-truth.test.ts',
   'test/read-your-writes.test.ts',
+  'test/reembed.test.ts',
 ];
 
 const project = (queues: 'redis' | 'postgres') => ({

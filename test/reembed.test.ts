@@ -190,6 +190,24 @@ describe('a change of embedding model', () => {
   }, 120_000);
 });
 
+describe('the scheduled reembed task', () => {
+  it('after a change back to the offline embedder, re-embeds every row one batch per tick', async () => {
+    // The hashing embedder again (same 384 dimensions): every row is now of another model.
+    const m = await startTestMemloom({ home, roles: { api: true, workers: ['maintenance'], scheduler: true }, env: { REEMBED_INTERVAL_MS: '200' } });
+    try {
+      const model = m.deps.providers.embeddings.model;
+      expect(model).not.toBe(NEW_MODEL);
+      await waitFor(async () => (await getJson(`${m.url}/v1/stats`)).body.vectors.other_model === 0, { timeoutMs: 60_000, what: 'the reembed task' });
+      expect(await counts(m)).toEqual(before);
+      expect((await models(m)).map((r) => `${r.t}:${r.model}`)).toEqual([`chunks:${model}`, `entities:${model}`, `memories:${model}`]);
+      const hits = await vectorHits(m, 'We decided to use Redis for service number 1');
+      expect(hits.chunks.length).toBe(10);
+    } finally {
+      await m.close();
+    }
+  }, 90_000);
+});
+
 /** Server suite: the database startTestMemloom keeps for this home. */
 async function serverUrl(): Promise<string> {
   const m = await startTestMemloom({ home, env: newEnv, roles: { api: false } });
