@@ -7,7 +7,7 @@ import { vectorSearch } from '../src/db/sql/recall.js';
 import { nearestMemoriesBatch } from '../src/db/sql/memories-write.js';
 import { fromVectorSql } from '../src/db/sql/vector.js';
 import { QUEUE_NAMES } from '../src/queue/names.js';
-import { reembed } from '../src/reembed/index.js';
+import { reembed, reembedTick } from '../src/reembed/index.js';
 import { sql } from './support/pipeline.js';
 import { spawnMemloom } from './support/process.js';
 import { startProviderStub, stubEmbedding, type ProviderStub } from './support/provider-stub.js';
@@ -202,6 +202,8 @@ describe('the scheduled reembed task', () => {
       expect((await models(m)).map((r) => `${r.t}:${r.model}`)).toEqual([`chunks:${model}`, `entities:${model}`, `memories:${model}`]);
       const hits = await vectorHits(m, 'We decided to use Redis for service number 1');
       expect(hits.chunks.length).toBe(10);
+      // Once a tick found nothing left, the next ones skip the scans.
+      await waitFor(async () => (await reembedTick(m.deps)).skipped === true, { what: 'a skipped tick' });
     } finally {
       await m.close();
     }

@@ -91,6 +91,27 @@ export async function reembed(deps: Deps, opts: ReembedOptions = {}): Promise<Re
   return settled(deps, result);
 }
 
+/**
+ * After a tick that found no row of another model, the next ticks of this process skip the scans
+ * (each reads every row with a vector) for this long: rows are written with the configured model
+ * of the process that writes them, so only a process configured otherwise (a rolling deploy of a
+ * model change) adds rows of another model, and a restart with a new model starts scanning again.
+ */
+export const REEMBED_CLEAN_RECHECK_MS = 3_600_000;
+const cleanAt = new WeakMap<Deps, number>();
+
+/** The scheduled `reembed` task: one batch, unless a recent tick found nothing to do. */
+export async function reembedTick(deps: Deps): Promise<ReembedResult & { skipped?: true }> {
+  const clean = cleanAt.get(deps);
+  if (clean !== undefined && Date.now() - clean < REEMBED_CLEAN_RECHECK_MS)
+    return { reembedded: { chunks: 0, memories: 0, entities: 0 }, finished: true, skipped: true };
+  const result = await reembed(deps, { maxBatches: 1 });
+  const n = result.reembedded.chunks + result.reembedded.memories + result.reembedded.entities;
+  if (result.finished && n === 0) cleanAt.set(deps, Date.now());
+  else cleanAt.delete(deps);
+  return result;
+}
+
 /** Recall's cached count of rows of another model (vectors-missing.ts) is taken again after a write. */
 function settled(deps: Deps, result: ReembedResult): ReembedResult {
   if (result.reembedded.chunks + result.reembedded.memories + result.reembedded.entities > 0) forgetVectorsMissing(deps);
