@@ -116,6 +116,13 @@ describe('a change of embedding model', () => {
       expect(stats.vectors.model).toBe(NEW_MODEL);
       expect(stats.vectors.other_model).toBe(before.chunks + before.memories + before.entities);
 
+      // The embedded database is this memloom's: the command refuses to open it.
+      if (!process.env.MEMLOOM_TEST_SERVER) {
+        const refused = runCli([], undefined);
+        expect((await refused.exited).code).toBe(1);
+        expect(refused.output()).toContain('owns its embedded database');
+      }
+
       // The background task: one bounded batch per tick.
       const tick = await reembed(m.deps, { maxBatches: 1, batch: 5 });
       expect(tick).toEqual({ reembedded: { chunks: 5, memories: 0, entities: 0 }, finished: false });

@@ -1,5 +1,7 @@
-import { ConfigError, type Config } from '../../../src/config.js';
+import { ConfigError, checkProviderKeys, isEmbedded, type Config } from '../../../src/config.js';
+import { liveOwner } from '../../../src/db/data-dir-lock.js';
 import { createDeps } from '../../../src/deps.js';
+import { MemloomError } from '../../../src/errors.js';
 import type { Logger } from '../../../src/logger.js';
 import { REEMBED_BATCH, reembed, type ReembedProgress } from '../../../src/reembed/index.js';
 import { flagString, type ParsedArgs } from '../args.js';
@@ -31,6 +33,14 @@ export async function reembedCommand(
   const batchFlag = flagString(args, 'batch');
   const batch = batchFlag === undefined ? REEMBED_BATCH : Number(batchFlag);
   if (!Number.isInteger(batch) || batch < 1 || batch > 5000) throw new ConfigError(`invalid --batch: expected an integer 1-5000\n${USAGE}`);
+  checkProviderKeys(config, { embeddings: true, llm: false });
+  const owner = isEmbedded(config) ? await liveOwner(config.MEMLOOM_HOME) : undefined;
+  if (owner)
+    throw new MemloomError(
+      'DATABASE_IN_USE',
+      `memloom pid ${owner.pid} runs on ${config.MEMLOOM_HOME} and owns its embedded database; its scheduled reembed task re-embeds one batch every REEMBED_INTERVAL_MS. Stop it to run memloom reembed at once.`,
+      { kind: 'conflict', retryable: false, details: { pid: owner.pid } },
+    );
   const deps = await createDeps(config, log);
   try {
     const { model, dimensions } = deps.providers.embeddings;
