@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatAnswer } from '../apps/cli/commands/recall.js';
 import { withTenant } from '../src/db/pool.js';
 import { vectorSearch } from '../src/db/sql/recall.js';
 import { nearestMemoriesBatch } from '../src/db/sql/memories-write.js';
@@ -111,6 +112,7 @@ describe('a change of embedding model', () => {
       expect(body.results.some((r: { content: string }) => r.content.includes('Kafka'))).toBe(true);
       for (const r of body.results) expect(r.scores.vector ?? 0).toBe(0);
       expect(body.vectors).toEqual({ model: NEW_MODEL, missing: before.chunks + before.memories, capped: false });
+      expect(formatAnswer(body)).toContain(`(${before.chunks + before.memories} rows have no vector of ${NEW_MODEL} yet`);
 
       const stats = (await getJson(`${m.url}/v1/stats`)).body;
       expect(stats.vectors.model).toBe(NEW_MODEL);
