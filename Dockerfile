@@ -5,16 +5,28 @@
 # The default command is `memloom start` (all roles in one process). Without DATABASE_URL that is the
 # embedded mode (PGlite under MEMLOOM_HOME): single process only; mount a volume at /data.
 #
-# TypeScript runs through tsx (a regular dependency): there is no build step, only `npm ci`.
+# The image runs the compiled build (dist/, from `npm run build` in the build stage): no TypeScript
+# compiler and no tsx at run time.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build --------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json tsconfig.client.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY scripts ./scripts
+COPY src ./src
+COPY apps ./apps
+COPY workers ./workers
+RUN node scripts/build.mjs
 
 # ---- dependencies -------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-# --omit=dev: tsx and the embedders are regular dependencies. --ignore-scripts: no dependency needs
+# --omit=dev: the embedders are regular dependencies. --ignore-scripts: no dependency needs
 # an install script (esbuild and msgpackr take their prebuilt binaries from optional packages), so
 # the build never depends on a postinstall download.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
@@ -30,14 +42,10 @@ ENV NODE_ENV=production \
     PORT=8787
 
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json ./
 COPY prisma ./prisma
-COPY scripts ./scripts
-
 COPY bin ./bin
-COPY src ./src
-COPY apps ./apps
-COPY workers ./workers
+COPY --from=build /app/dist ./dist
 
 # `memloom` on PATH (what npm would link for the package's "bin"); state directories for the
 # non-root user. Application files stay owned by root: the process cannot modify its own code.

@@ -23,9 +23,12 @@ const SERVER_FILES = [
   'test/export-import.test.ts',
   'test/feedback.test.ts',
   'test/briefing.test.ts',
+  'test/working-memory.test.ts',
   'test/bm25.test.ts',
   'test/current-truth.test.ts',
   'test/read-your-writes.test.ts',
+  'test/graph-scope.test.ts',
+  'test/graph-scope-migration.test.ts',
   'test/reembed.test.ts',
 ];
 

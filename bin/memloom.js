@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-// memloom runs its TypeScript sources directly through tsx: no build step between a clone and a start.
-import '../src/v8-flags.mjs';
-import { register } from 'tsx/esm/api';
+// memloom's command line. It runs the compiled build (dist/server, made by npm ci, npm test and
+// npm pack) when the build is newer than every source file, and otherwise the TypeScript sources
+// through tsx, so an edited checkout never runs stale code. MEMLOOM_FROM_SOURCE=1 forces the sources.
+import { buildIsCurrent } from './build-state.js';
 
-register();
-await import('../apps/cli/main.ts');
+const root = new URL('..', import.meta.url);
+if (process.env.MEMLOOM_FROM_SOURCE !== '1' && buildIsCurrent(root)) {
+  await import(new URL('dist/server/src/v8-flags.mjs', root).href);
+  await import(new URL('dist/server/apps/cli/main.js', root).href);
+} else {
+  await import('../src/v8-flags.mjs');
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../apps/cli/main.ts');
+}

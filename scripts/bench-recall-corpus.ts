@@ -168,9 +168,9 @@ export async function loadMemories(
         content
           .toLowerCase()
           .split(/[^a-z]+/)
-          .filter((word) => entityIds.has(word)),
+          .filter((word) => entityIds.has(`${user}|${word}`)),
       );
-      for (const word of [...named].slice(0, 3)) links.push({ m: id, e: entityIds.get(word) as string });
+      for (const word of [...named].slice(0, 3)) links.push({ m: id, e: entityIds.get(`${user}|${word}`) as string });
     }
     const { vectors } = await embeddings.embed(
       rows.map((x) => x.content as string),
@@ -192,24 +192,35 @@ export async function loadMemories(
   }
 }
 
-/** Named entities of the vocabulary (technologies, places, people, projects) and ~2 random edges each. */
+/**
+ * Named entities of the vocabulary (technologies, places, people, projects) in every user's graph
+ * (entities are per user), and ~2 random edges each (the same pattern for every user). Keyed
+ * `user|name`.
+ */
 async function ensureEntities(db: SqlRunner, v: Vocabulary): Promise<Map<string, string>> {
-  const existing = await db.query<{ normalized_name: string; id: string }>(`SELECT normalized_name, id FROM entities WHERE tenant_id = 'default'`);
-  if (existing.rows.length > 0) return new Map(existing.rows.map((x) => [x.normalized_name, x.id]));
-  const entities = [...v.entityWords].map(([name, type]) => ({ id: randomUUID(), name: cap(name), n: name, type, f: ftsDocument(name) }));
-  await db.query(
-    `INSERT INTO entities (tenant_id, id, name, normalized_name, type, fts) SELECT 'default', id, name, n, type, to_tsvector('simple', f)
-     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, name text, n text, type text, f text)`,
-    [JSON.stringify(entities)],
+  const key = (user: string, name: string) => `${user}|${name}`;
+  const existing = await db.query<{ user_id: string; normalized_name: string; id: string }>(
+    `SELECT user_id, normalized_name, id FROM entities WHERE tenant_id = 'default' AND user_id IS NOT NULL`,
   );
+  if (existing.rows.length > 0) return new Map(existing.rows.map((x) => [key(x.user_id, x.normalized_name), x.id]));
+  const words = [...v.entityWords];
   const r = rng(11);
-  const edges = entities.flatMap((s) =>
-    [0, 1].map(() => ({ s: s.id, t: (entities[Math.floor(r() * entities.length)] as { id: string }).id, rel: r() < 0.5 ? 'uses' : 'related_to' })),
-  );
-  await db.query(
-    `INSERT INTO edges (tenant_id, source_entity_id, target_entity_id, relation, fts)
-     SELECT DISTINCT ON (s, t, rel) 'default', s, t, rel, to_tsvector('simple', rel) FROM jsonb_to_recordset($1::jsonb) AS x(s uuid, t uuid, rel text) WHERE s <> t`,
-    [JSON.stringify(edges)],
-  );
-  return new Map(entities.map((e) => [e.n, e.id]));
+  const pattern = words.flatMap((_, s) => [0, 1].map(() => ({ s, t: Math.floor(r() * words.length), rel: r() < 0.5 ? 'uses' : 'related_to' })));
+  const ids = new Map<string, string>();
+  for (const user of USERS) {
+    const entities = words.map(([name, type]) => ({ id: randomUUID(), name: cap(name), n: name, type, f: ftsDocument(name), u: user }));
+    await db.query(
+      `INSERT INTO entities (tenant_id, id, name, normalized_name, type, fts, user_id) SELECT 'default', id, name, n, type, to_tsvector('simple', f), u
+       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, name text, n text, type text, f text, u text)`,
+      [JSON.stringify(entities)],
+    );
+    const edges = pattern.map((p) => ({ s: entities[p.s]?.id, t: entities[p.t]?.id, rel: p.rel }));
+    await db.query(
+      `INSERT INTO edges (tenant_id, source_entity_id, target_entity_id, relation, fts)
+       SELECT DISTINCT ON (s, t, rel) 'default', s, t, rel, to_tsvector('simple', rel) FROM jsonb_to_recordset($1::jsonb) AS x(s uuid, t uuid, rel text) WHERE s <> t`,
+      [JSON.stringify(edges)],
+    );
+    for (const e of entities) ids.set(key(user, e.n), e.id);
+  }
+  return ids;
 }

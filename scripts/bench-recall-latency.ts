@@ -164,7 +164,7 @@ async function breakdown(deps: Deps, v: Vocabulary, samples: number): Promise<Re
     const b = await timed('keyword', () => run((tx) => keywordSearch(tx, 'memories', scope, ftsQuery(text).join(' '), 40)));
     const c = await timed('entity_graph', () =>
       run(async (tx) => {
-        const named = await entitiesInQuery(tx, ` ${normalizeText(text)} `, ftsQuery(text), 10);
+        const named = await entitiesInQuery(tx, ` ${normalizeText(text)} `, ftsQuery(text), 10, scope);
         const hops = named.length > 0 ? await neighbourEntities(tx, named, 2, 50) : new Map<string, number>();
         return memoriesOfEntities(tx, scope, [...named, ...hops.keys()], 40);
       }),
@@ -211,7 +211,7 @@ async function explain(deps: Deps, v: Vocabulary): Promise<void> {
     const terms = ftsQuery(text);
     await vectorSearch(explaining, 'memories', scope, vec, { model: deps.providers.embeddings.model, dims: deps.providers.embeddings.dimensions }, 40);
     await keywordSearch(explaining, 'memories', scope, terms.join(' '), 40);
-    const named = await entitiesInQuery(explaining, ` ${normalizeText(text)} `, terms, 10);
+    const named = await entitiesInQuery(explaining, ` ${normalizeText(text)} `, terms, 10, scope);
     const hops = named.length > 0 ? await neighbourEntities(explaining, named, 2, 50) : new Map<string, number>();
     await memoriesOfEntities(explaining, scope, [...named, ...hops.keys()], 40);
     out(`\nEXPLAIN ANALYZE for query ${JSON.stringify(text)}, user ${scope.userId} (vector, keyword, entities, hops…, memories of entities):`);

@@ -165,7 +165,10 @@ export const ConfigSchema = z.object({
 
   EXTRACT_DEBOUNCE_MS: int(30_000),
   EXTRACT_MAX_WAIT_MS: int(300_000),
-  BRIEFING_DEBOUNCE_MS: int(300_000),
+  /** Quiet period per user before the working memory refresh: seconds, so it is current soon after a change settles. */
+  BRIEFING_DEBOUNCE_MS: int(3_000),
+  /** Longest a change waits for the refresh while the user stays busy (each change would otherwise restart the quiet period). */
+  BRIEFING_MAX_WAIT_MS: int(30_000),
   TOKEN_BUDGET_PER_TASK: int(50_000, 1),
   TOKEN_BUDGET_PER_HOUR: int(2_000_000, 1),
   TOKEN_BUDGET_PER_DAY: int(20_000_000, 1),

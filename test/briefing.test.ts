@@ -75,7 +75,7 @@ beforeAll(async () => {
 afterAll(async () => m?.close());
 
 describe('working memory (briefing)', () => {
-  it('digests recent decisions, open plans and key procedures first, and serves the file text as Markdown', async () => {
+  it('digests current decisions, open plans and key procedures in their sections, and serves the file text as Markdown', async () => {
     await seed('ana', [
       { kind: 'decision', content: 'We chose PostgreSQL with pgvector for memory.', daysAgo: 20 },
       { kind: 'decision', content: 'We moved the job queue to BullMQ on Redis.', daysAgo: 2 },
@@ -91,10 +91,12 @@ describe('working memory (briefing)', () => {
     const md = wm.text;
     const order = [
       '# Working memory — ana',
-      '## Recent decisions',
+      '## Preferences',
+      'Ana prefers short answers',
+      '## Current decisions',
       'BullMQ on Redis',
       'PostgreSQL with pgvector',
-      '## Open plans',
+      '## Open plans and deadlines',
       'billing service to Kubernetes',
       '## Key procedures',
       'smoke tests before every deploy',

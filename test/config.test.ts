@@ -13,7 +13,8 @@ describe('configuration', () => {
     expect(c.EMBEDDINGS_PROVIDER).toBe('local');
     expect(c.LLM_PROVIDER).toBe('heuristic');
     expect(c.EXTRACT_DEBOUNCE_MS).toBe(30_000);
-    expect(c.BRIEFING_DEBOUNCE_MS).toBe(300_000);
+    expect(c.BRIEFING_DEBOUNCE_MS).toBe(3_000);
+    expect(c.BRIEFING_MAX_WAIT_MS).toBe(30_000);
     expect(c.TENANT_TASKS_PER_HOUR).toBe(15);
     expect(c.MEMLOOM_API_KEYS.size).toBe(0);
     expect(Object.isFrozen(c)).toBe(true);

@@ -53,7 +53,7 @@ async function seed(userId: string, items: Seed[]): Promise<string[]> {
       if (it.subject) {
         const { rows: e } = await tx.query<{ id: string }>(
           `INSERT INTO entities (name, normalized_name, type, fts) VALUES ($1, lower($1), 'concept', to_tsvector('simple', $1))
-           ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE SET updated_at = now() RETURNING id`,
+           ON CONFLICT (tenant_id, dataset, (coalesce(user_id, '')), normalized_name, type) DO UPDATE SET updated_at = now() RETURNING id`,
           [it.subject],
         );
         subject = e[0]!.id;

@@ -64,7 +64,8 @@ const SESSION = seedSession('forget-s1', 'alice');
 
 describe('forget', () => {
   it('forgets a session: every count returns to its value before it, shared entities stay, recall no longer finds it', async () => {
-    const [docId] = await ingest([{ type: 'document', content: DOCUMENT }]);
+    // Alice's own document: entities are per user, so a shared one is shared within her graph.
+    const [docId] = await ingest([{ type: 'document', user_id: 'alice', content: DOCUMENT }]);
     const before = await counts();
     const idsBefore = await derivedIds();
     await expectNoViolations();
@@ -309,6 +310,7 @@ describe('forget', () => {
     const [kept, cleared] = await withTenant(m.deps.db, 'default', async (tx) => {
       const ids = await resolveEntities(
         tx,
+        { dataset: 'default', userId: 'frank' },
         [entity('Zephyr Ledger', 'invoice archive'), entity('Zephyr Vault', 'cold storage')],
         m.deps.providers.embeddings.model,
         m.deps.providers.embeddings.dimensions,

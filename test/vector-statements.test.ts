@@ -37,9 +37,9 @@ describe('more vectors than one statement takes', () => {
       ftsDoc: `tool ${i}`,
       vector: vector(i),
     }));
-    const ids = await withTenant(m.deps.db, TENANT, (tx) => resolveEntities(tx, inputs, model, dimensions, 2));
+    const ids = await withTenant(m.deps.db, TENANT, (tx) => resolveEntities(tx, { dataset: 'default', userId: null }, inputs, model, dimensions, 2));
     expect(new Set(ids).size).toBe(n);
-    const again = await withTenant(m.deps.db, TENANT, (tx) => resolveEntities(tx, inputs, model, dimensions, 2));
+    const again = await withTenant(m.deps.db, TENANT, (tx) => resolveEntities(tx, { dataset: 'default', userId: null }, inputs, model, dimensions, 2));
     expect(again).toEqual(ids);
   });
 

@@ -58,12 +58,14 @@ export interface MemloomApi {
   forget(scope: ForgetScope): Promise<ForgetAnswer>;
   feedback(request: FeedbackRequest): Promise<FeedbackAnswer>;
   /** The user's working memory as Markdown (default: `defaults.user_id`); null while there is none yet. */
-  workingMemory(userId?: string): Promise<string | null>;
+  /** The user's working memory (Markdown), trimmed to `budgetTokens` when given; null while there is none. */
+  workingMemory(userId?: string, budgetTokens?: number): Promise<string | null>;
   serverStats(): Promise<ServerStats>;
+  /** The graph of one user and dataset (without `user_id` / `dataset`: those of `defaults`; none there: the tenant's). */
   graph: {
-    search(q?: string, limit?: number): Promise<{ entities: EntitySummary[] }>;
-    entity(id: string, depth?: 1 | 2 | 3): Promise<Record<string, unknown>>;
-    schema(): Promise<Record<string, unknown>>;
+    search(q?: string, limit?: number, scope?: GraphScope): Promise<{ entities: EntitySummary[] }>;
+    entity(id: string, depth?: 1 | 2 | 3, scope?: GraphScope): Promise<Record<string, unknown>>;
+    schema(scope?: GraphScope): Promise<Record<string, unknown>>;
   };
   deadLetters(query?: {
     limit?: number;
@@ -101,9 +103,9 @@ export function createApi(o: ApiOptions): MemloomApi {
     // A session id is unique only within its user: alone, it is the client's user's session.
     forget: (s) => call('POST', '/v1/forget', { body: 'session_id' in s ? filled(s, { user_id: defaults.user_id }) : s }),
     feedback: (f) => call('POST', '/v1/feedback', { body: f }),
-    async workingMemory(userId) {
+    async workingMemory(userId, budgetTokens) {
       try {
-        return await call<string>('GET', '/v1/working-memory', { query: { user_id: userId ?? defaults.user_id }, accept: 'text' });
+        return await call<string>('GET', '/v1/working-memory', { query: { user_id: userId ?? defaults.user_id, budget_tokens: budgetTokens }, accept: 'text' });
       } catch (err) {
         if (err instanceof MemloomError && err.code === 'WORKING_MEMORY_EMPTY') return null;
         throw err;
@@ -111,9 +113,9 @@ export function createApi(o: ApiOptions): MemloomApi {
     },
     serverStats: () => call('GET', '/v1/stats'),
     graph: {
-      search: (q, limit) => call('GET', '/v1/graph/entities', { query: { q, limit } }),
-      entity: (e, depth) => call('GET', `/v1/graph/entities/${id(e)}`, { query: { depth } }),
-      schema: () => call('GET', '/v1/schema'),
+      search: (q, limit, s = {}) => call('GET', '/v1/graph/entities', { query: filled({ q, limit, ...s }, scope) }),
+      entity: (e, depth, s = {}) => call('GET', `/v1/graph/entities/${id(e)}`, { query: filled({ depth, ...s }, scope) }),
+      schema: (s = {}) => call('GET', '/v1/schema', { query: filled({ ...s }, scope) }),
     },
     deadLetters: (q = {}) => call('GET', '/v1/dead-letters', { query: q }),
     exportStream: (x = {}) => {
@@ -128,6 +130,12 @@ export function createApi(o: ApiOptions): MemloomApi {
  * `value` with each field of `defaults` it leaves undefined filled in. Anything but a plain
  * object goes as it is: the API names what is wrong with it.
  */
+/** Which user's and dataset's graph a graph read shows. */
+export interface GraphScope {
+  user_id?: string;
+  dataset?: string;
+}
+
 function filled<T>(value: T, defaults: Record<string, unknown>): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };

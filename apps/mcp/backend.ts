@@ -25,7 +25,7 @@ export function clientBackend(api: MemloomApi & Partial<Pick<MemloomClient, 'eve
     },
     recall: (r) => api.recall(r),
     forget: (scope) => ('id' in scope ? forgetResult(api, scope.id) : api.forget(scope)),
-    workingMemory: (userId) => api.workingMemory(userId),
+    workingMemory: (userId, budgetTokens) => api.workingMemory(userId, budgetTokens),
   };
 }
 

@@ -16,7 +16,7 @@ export interface McpBackend {
   recall(request: RecallRequest): Promise<RecallAnswer>;
   /** `id`: a recall result's id (a memory, or a chunk whose event goes); otherwise a scope of POST /v1/forget. */
   forget(scope: ForgetScope | { id: string }): Promise<ForgetAnswer>;
-  workingMemory(userId: string | undefined): Promise<string | null>;
+  workingMemory(userId: string | undefined, budgetTokens?: number): Promise<string | null>;
 }
 
 /** Applied when the agent's call leaves them out (MEMLOOM_USER_ID etc. for stdio, ?user_id= on /mcp). */
@@ -156,14 +156,24 @@ export function createMcpServer(backend: McpBackend, defaults: McpDefaults, vers
     {
       title: 'Get working memory',
       description:
-        'The working memory of a user: a short Markdown digest of what matters now (recent decisions, open plans, key procedures and preferences). Read it at the start of a task. The same text is the resource memloom://working-memory.',
-      inputSchema: { user_id: scope.optional().describe('default: the configured user') },
+        'The working memory of a user: a short Markdown digest of what matters now (who the user is, preferences, current decisions and what they replaced, people, open plans and deadlines, recent changes), each line dated, with a short memory id (m:…) that GET /v1/memories/m:… opens. Read it at the start of a task. The same text is the resource memloom://working-memory.',
+      inputSchema: {
+        user_id: scope.optional().describe('default: the configured user'),
+        budget_tokens: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .optional()
+          .describe('at most this many tokens: whole lines, least important and oldest dropped first'),
+      },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) =>
       guarded(
         async () =>
-          (await backend.workingMemory(user(args.user_id))) ?? 'No working memory yet for this user (nothing important recorded, or not refreshed yet).',
+          (await backend.workingMemory(user(args.user_id), args.budget_tokens)) ??
+          'No working memory yet for this user (nothing important recorded, or not refreshed yet).',
       ),
   );
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { MemloomError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations/', import.meta.url));
+export const MIGRATIONS_DIR = path.join(PACKAGE_ROOT, 'prisma/migrations');
 const LOCK_KEY = 727_001; // pg_advisory_lock key: one migrator at a time across all replicas
 
 export interface Migration {

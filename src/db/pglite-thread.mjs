@@ -9,12 +9,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { require as tsxRequire } from 'tsx/cjs/api';
+import { existsSync } from 'node:fs';
 
 if (!parentPort) throw new Error('pglite-thread.mjs runs as a worker thread');
 const { dataDir, postgresqlconf } = workerData;
 const opening = PGlite.create({ dataDir, extensions: { vector }, postgresqlconf });
 opening.catch(() => undefined); // reported to the main thread by serveDatabaseThread
+// The compiled build (dist/server) has the session queue beside this file; the sources load through tsx.
+const compiled = new URL('./pglite-thread-serve.js', import.meta.url);
 /** @type {{ serveDatabaseThread: (port: import('node:worker_threads').MessagePort, opening: Promise<PGlite>) => void }} */
-const serve = tsxRequire('./pglite-thread-serve.ts', import.meta.url);
+const serve = existsSync(compiled) ? await import(compiled.href) : (await import('tsx/cjs/api')).require('./pglite-thread-serve.ts', import.meta.url);
 serve.serveDatabaseThread(parentPort, opening);

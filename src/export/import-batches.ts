@@ -183,6 +183,8 @@ async function entities(deps: Deps, s: ImportState, items: Array<Item<EntityReco
   const emb = deps.providers.embeddings;
   const rows = list.map((n, i) => ({
     id: s.newId('entity', n.id),
+    dataset: n.dataset,
+    user_id: n.user_id,
     name: n.name,
     normalized_name: n.normalized_name,
     type: n.type,
@@ -196,7 +198,7 @@ async function entities(deps: Deps, s: ImportState, items: Array<Item<EntityReco
   }));
   const { inserted, idByKey } = await tx(deps, s, (t) => importEntities(t, rows));
   list.forEach((n) => {
-    const stored = idByKey.get(`${n.normalized_name}|${n.type}`);
+    const stored = idByKey.get(`${n.dataset}|${n.user_id ?? ''}|${n.normalized_name}|${n.type}`);
     if (stored) s.ids.entity.set(n.id, stored);
     s.entityNames.set(n.id, n.name);
   });

@@ -84,6 +84,9 @@ export const ChunkRecord = z.object({
 export const EntityRecord = z.object({
   record: z.literal('entity'),
   id: uuid,
+  /** The graph scope (files written before entities were scoped have none: the tenant's default scope). */
+  dataset: z.string().min(1).default('default'),
+  user_id: z.string().nullable().default(null),
   name: z.string().min(1),
   normalized_name: z.string().min(1),
   type: z.string().min(1),

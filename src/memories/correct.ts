@@ -8,6 +8,7 @@ import type { MemoryKind } from '../domain/vocabulary.js';
 import { embedDocuments } from '../embeddings.js';
 import { MemloomError } from '../errors.js';
 import { MemoryId, type CorrectInput } from './schema.js';
+import { refreshWorkingMemory } from './working-memory.js';
 
 export interface Correction {
   id: string;
@@ -38,14 +39,15 @@ function assertCorrectable(head: MemoryHead | undefined, id: string): MemoryHead
  * PATCH /v1/memories/:id — inserts the corrected version and supersedes the old one (never an
  * in-place overwrite), keeping provenance. The new text is embedded before the transaction
  * (provider calls never run inside one); the transaction re-checks the memory under a row lock,
- * so two concurrent corrections of one version give one success and one 409.
+ * so two concurrent corrections of one version give one success and one 409. After the commit the
+ * user's working memory is rebuilt at once (as after forget), so it never serves the old text.
  */
 export async function correctMemory(deps: Deps, tenantId: string, id: string, input: CorrectInput): Promise<Correction> {
   if (!MemoryId.safeParse(id).success) throw memoryNotFound(id);
   assertCorrectable(await withTenant(deps.db, tenantId, (tx) => lockMemory(tx, id)), id);
   const embedder = deps.providers.embeddings;
   const [vector] = await embedDocuments(deps.db, tenantId, embedder, [input.content]);
-  return withTenant(deps.db, tenantId, async (tx) => {
+  const corrected = await withTenant(deps.db, tenantId, async (tx) => {
     const head = assertCorrectable(await lockMemory(tx, id), id);
     const runId = await startRun(tx, { stage: 'correct', jobId: undefined, provider: deps.config.EMBEDDINGS_PROVIDER, model: embedder.model });
     const kind = input.kind ?? head.kind;
@@ -75,6 +77,9 @@ export async function correctMemory(deps: Deps, tenantId: string, id: string, in
       });
     }
     await finishRun(tx, runId, { corrected: 1 });
-    return { id: result.id, previous_id: id, version: head.version + 1, kind, importance, content: input.content, status: 'active' };
+    const correction: Correction = { id: result.id, previous_id: id, version: head.version + 1, kind, importance, content: input.content, status: 'active' };
+    return { correction, userKey: head.user_id ?? '' };
   });
+  await refreshWorkingMemory(deps, tenantId, corrected.userKey);
+  return corrected.correction;
 }

@@ -15,6 +15,7 @@ import {
   type ProvenanceEvent,
   type ProvenanceRun,
 } from '../db/sql/memories-read.js';
+import { memoryIdsByPrefix } from '../db/sql/memory-short-id.js';
 import { ftsQuery } from '../domain/text.js';
 import { InputError, MemloomError } from '../errors.js';
 
@@ -98,6 +99,24 @@ export interface MemoryDetail extends MemoryRecord {
 
 export function isUuid(s: string): boolean {
   return UUID_RE.test(s);
+}
+
+const SHORT_ID_RE = /^(?:m:)?([0-9a-f]{8})$/i;
+
+/**
+ * A memory id as GET /v1/memories/:id takes it: a UUID, or the working memory's short form
+ * `m:abcd1234` / `abcd1234` (its first 8 hex digits) when exactly one memory of the tenant starts
+ * with them. Undefined when it is neither; a short id two memories share is a 409.
+ */
+export async function resolveMemoryId(deps: Pick<Deps, 'db'>, tenantId: string, raw: string): Promise<string | undefined> {
+  if (UUID_RE.test(raw)) return raw.toLowerCase();
+  const short = SHORT_ID_RE.exec(raw)?.[1]?.toLowerCase();
+  if (!short) return undefined;
+  const ids = await withTenant(deps.db, tenantId, (tx) => memoryIdsByPrefix(tx, short));
+  if (ids.length > 1)
+    throw new MemloomError('MEMORY_ID_AMBIGUOUS', 'Several memories start with this short id: use the full id.', { kind: 'conflict', details: { id: raw } });
+  if (ids.length === 0) throw new MemloomError('MEMORY_NOT_FOUND', 'No memory with this id.', { kind: 'not_found', details: { id: raw } });
+  return ids[0];
 }
 
 /** One memory of the tenant with everything that explains it; NOT_FOUND for unknown ids and other tenants' ids alike. */

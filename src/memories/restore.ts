@@ -4,6 +4,7 @@ import { restoreMemory } from '../db/sql/lifecycle.js';
 import { MemloomError } from '../errors.js';
 import { memoryNotFound } from './correct.js';
 import { MemoryId } from './schema.js';
+import { refreshWorkingMemory } from './working-memory.js';
 
 /**
  * POST /v1/memories/:id/restore — brings an archived memory back into default recall. Restoring an
@@ -15,8 +16,11 @@ export async function restoreArchived(deps: Deps, tenantId: string, id: string):
   const r = await withTenant(deps.db, tenantId, (tx) => restoreMemory(tx, id));
   switch (r.outcome) {
     case 'restored':
+      // Back among the current memories: the working memory may show it again.
+      await refreshWorkingMemory(deps, tenantId, r.userKey);
+      return { id: r.id, status: 'active', restored: true };
     case 'already_active':
-      return { id: r.id, status: 'active', restored: r.outcome === 'restored' };
+      return { id: r.id, status: 'active', restored: false };
     case 'not_found':
       throw memoryNotFound(id);
     case 'not_archived':

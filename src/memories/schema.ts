@@ -62,9 +62,12 @@ export const ListMemoriesQuery = z
 
 /** Path parameter of /v1/memories/:id and /v1/graph/entities/:id. */
 export const IdParams = z.object({ id: z.string().describe('a UUID') });
+/** GET /v1/memories/:id also takes the working memory's short id. */
+export const MemoryRefParams = z.object({ id: z.string().describe("a UUID, or m: and its first 8 hex digits (the working memory's short id)") });
 
 /** GET /v1/working-memory — the user's digest (no user_id: memories recorded without a user). */
-export const WorkingMemoryQuery = z.object({ user_id: id.optional() }).strict();
+/** budget_tokens: at most this many tokens (whole lines dropped, lowest priority first); default the stored digest (BRIEFING_MAX_TOKENS). */
+export const WorkingMemoryQuery = z.object({ user_id: id.optional(), budget_tokens: z.coerce.number().int().min(1).max(100_000).optional() }).strict();
 
 /** Parses with `schema` or throws the HTTP 400 with one detail per problem. */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {

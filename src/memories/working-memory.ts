@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { Deps } from '../deps.js';
 import { withTenant } from '../db/pool.js';
 import { briefingCandidates, getBriefing, saveBriefing } from '../db/sql/briefing.js';
-import { briefingFileName, buildBriefing } from '../domain/briefing.js';
+import { type Briefing, type BriefingItem, briefingFileName, buildBriefing } from '../domain/briefing.js';
 import { shortHash } from '../domain/ids.js';
 import { MemloomError } from '../errors.js';
+import { isAssistantAcknowledgement, isChitChat } from '../providers/llm/heuristic/chatter.js';
 
 /**
  * Where a user's working memory is written for agents to load passively:
@@ -44,16 +45,34 @@ export async function writeWorkingMemoryFile(
   return 'written';
 }
 
-/** GET /v1/working-memory: the stored digest of a user (no user: memories without one). */
-export async function readWorkingMemory(deps: Deps, tenantId: string, userId: string | undefined): Promise<{ markdown: string; refreshed_at: Date }> {
-  const found = await withTenant(deps.db, tenantId, (tx) => getBriefing(tx, userId ?? ''));
+/**
+ * GET /v1/working-memory: the stored digest of a user (no user: memories without one). With a
+ * `budgetTokens` below the stored digest's size, the digest is rebuilt from the current memories
+ * under that budget (the same builder and priority: whole lines, lowest priority dropped first).
+ */
+export async function readWorkingMemory(
+  deps: Pick<Deps, 'db' | 'config'>,
+  tenantId: string,
+  userId: string | undefined,
+  budgetTokens?: number,
+): Promise<{ markdown: string; refreshed_at: Date; tokens: number }> {
+  const userKey = userId ?? '';
+  const found = await withTenant(deps.db, tenantId, (tx) => getBriefing(tx, userKey));
   if (!found) {
     throw new MemloomError('WORKING_MEMORY_EMPTY', 'No working memory for this user yet (nothing to say, or not refreshed yet).', {
       kind: 'not_found',
       details: { user_id: userId ?? null },
     });
   }
-  return found;
+  if (budgetTokens === undefined || budgetTokens >= found.tokens) return found;
+  const digest = await digestOf(deps, tenantId, userKey, budgetTokens);
+  if (!digest) {
+    throw new MemloomError('WORKING_MEMORY_BUDGET_TOO_SMALL', 'Not one line of the working memory fits in budget_tokens.', {
+      kind: 'input',
+      details: { budget_tokens: budgetTokens },
+    });
+  }
+  return { markdown: digest.markdown, refreshed_at: found.refreshed_at, tokens: digest.tokens };
 }
 
 /** Candidates per kind handed to the digest builder (it shows at most 20 in all). */
@@ -65,18 +84,35 @@ export interface RefreshedWorkingMemory {
   file: 'written' | 'unchanged' | 'removed';
 }
 
+/** Small talk and the assistant's acknowledgements are no part of what an agent should know. */
+const worthKeeping = (content: string) => !isChitChat(content) && !isAssistantAcknowledgement(content);
+
+async function digestOf(deps: Pick<Deps, 'db'>, tenantId: string, userKey: string, maxTokens: number): Promise<Briefing | null> {
+  const rows = await withTenant(deps.db, tenantId, (tx) => briefingCandidates(tx, userKey, PER_KIND));
+  const items: BriefingItem[] = rows
+    .filter((r) => worthKeeping(r.content))
+    .map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      content: r.content,
+      importance: r.importance,
+      isCrystal: r.is_crystal,
+      eventTime: r.event_time,
+      occurredAt: r.occurred_at,
+      accessCount: r.access_count,
+      replaced: r.replaced_id && r.replaced_content !== null ? { id: r.replaced_id, content: r.replaced_content, at: r.replaced_at ?? r.occurred_at } : null,
+    }));
+  return buildBriefing(items, { userId: userKey, maxTokens, now: new Date() });
+}
+
 /**
  * Rebuilds one user's working memory from the memories stored now (no LLM): stored in user_state
  * and written to MEMLOOM_HOME/working-memory. A scope with nothing to say has no digest: the
- * stored one is cleared and the file removed. Used by the briefing stage and, at once, by forget
- * and memory deletion, so a forgotten memory is never served from the digest afterwards.
+ * stored one is cleared and the file removed. Used by the briefing stage and, at once, by
+ * correction, forget and memory deletion, so a changed memory is never served in its old form.
  */
 export async function refreshWorkingMemory(deps: Pick<Deps, 'db' | 'config'>, tenantId: string, userKey: string): Promise<RefreshedWorkingMemory> {
-  const rows = await withTenant(deps.db, tenantId, (tx) => briefingCandidates(tx, userKey, PER_KIND));
-  const digest = buildBriefing(
-    rows.map((r) => ({ id: r.id, kind: r.kind, content: r.content, importance: r.importance, isCrystal: r.is_crystal, at: r.at, accessCount: r.access_count })),
-    { userId: userKey, maxTokens: deps.config.BRIEFING_MAX_TOKENS, now: new Date() },
-  );
+  const digest = await digestOf(deps, tenantId, userKey, deps.config.BRIEFING_MAX_TOKENS);
   // The file first: once the API serves a digest, its file holds the same text.
   const file = await writeWorkingMemoryFile(deps.config.MEMLOOM_HOME, tenantId, userKey, digest?.markdown ?? null);
   await withTenant(deps.db, tenantId, (tx) => saveBriefing(tx, userKey, digest?.markdown ?? null, digest?.tokens ?? null));

@@ -7,7 +7,13 @@ import type { Queues } from './queues.js';
 export interface NextJob {
   stage: QueueName;
   input: Record<string, unknown>;
-  opts?: { delay?: number; priority?: number; deduplication?: Debounce | { id: string } };
+  opts?: { delay?: number; priority?: number; deduplication?: Debounce | Throttle | { id: string } };
+}
+
+/** Deduplication without replacement: a pending job keeps its delay, so adds cannot postpone it; see throttled(). */
+export interface Throttle {
+  id: string;
+  keepLastIfActive: true;
 }
 
 /** BullMQ's debounce mode, with at most one job pending per id: see debounced(). */
@@ -30,6 +36,16 @@ export interface Debounce {
  */
 export function debounced(id: string): Debounce {
   return { id, replace: true, keepLastIfActive: true };
+}
+
+/**
+ * Deduplication options for a throttled job: while the pending job of `id` waits (delayed or not),
+ * an add is merged into it and does not move its time; while it runs, the add is kept (only the
+ * latest) and queued when it finishes. Used when a debounce must not be restarted any more (the
+ * working memory's max wait, workers/briefing/schema.ts).
+ */
+export function throttled(id: string): Throttle {
+  return { id, keepLastIfActive: true };
 }
 
 /** Attempts and backoff for every pipeline job; a job keeps its attempts while rate-limited. */

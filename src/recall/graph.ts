@@ -11,7 +11,7 @@ import type { RecallResult } from './schema.js';
 export async function recallGraph(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
   const asOf = ctx.input.as_of;
   return ctx.run(async (tx) => {
-    const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10);
+    const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10, ctx.scope);
     const rows = await searchTriplets(
       tx,
       ctx.terms,
@@ -40,7 +40,7 @@ export async function recallGraph(ctx: RecallContext, limit: number): Promise<Re
         valid_to: r.invalid_at ? r.invalid_at.toISOString() : null,
         occurred_at: r.valid_at.toISOString(),
         recorded_at: r.created_at.toISOString(),
-        source: { event_ids: r.event_ids, session_id: null, dataset: null },
+        source: { event_ids: r.event_ids, session_id: r.session_id, dataset: r.dataset },
         triplet: {
           source: r.source,
           relation: r.relation,

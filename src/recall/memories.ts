@@ -21,7 +21,7 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
     ctx.run((tx) => vectorSearch(tx, 'memories', ctx.scope, ctx.vector, ctx.space, k)),
     ctx.run((tx) => keywordSearch(tx, 'memories', ctx.scope, ctx.queryDoc, k, 0, { stats })),
     ctx.run(async (tx) => {
-      const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10);
+      const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10, ctx.scope);
       const hops = named.length > 0 ? await neighbourEntities(tx, named, 2, 50) : new Map<string, number>();
       const rows = await memoriesOfEntities(tx, ctx.scope, [...named, ...hops.keys()], k);
       return { named: new Set(named), hops, rows };

@@ -18,7 +18,7 @@ import { CRYSTAL_RULE, linkedPairKey, planDream, type DreamMemory } from '../../
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { reserveTenantTask } from '../../src/providers/gate.js';
 import { defineStage } from '../../src/queue/stage.js';
-import { briefingJob } from '../briefing/schema.js';
+import { briefingJobsAfterChange } from '../briefing/after-change.js';
 import { DREAM_NEIGHBOURS, DREAM_SETTLE_MS, DreamInput, dreamKey } from './schema.js';
 
 const toDreamMemory = (r: DreamRow): DreamMemory => ({
@@ -193,5 +193,5 @@ export const dream = defineStage({
     return done;
   },
   // The digest may mention merged memories: refresh it (debounced, so a burst of dreams refreshes once).
-  next: ({ tenantId, userId }, _result, { deps }) => [briefingJob(deps.config, tenantId, userId)],
+  next: ({ tenantId, userId }, _result, { deps }) => briefingJobsAfterChange(deps, tenantId, [userId]),
 });

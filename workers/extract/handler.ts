@@ -18,7 +18,7 @@ import { embedDocuments } from '../../src/embeddings.js';
 import { yieldToEventLoop } from '../../src/event-loop.js';
 import type { Logger } from '../../src/logger.js';
 import { defineStage } from '../../src/queue/stage.js';
-import { briefingJob } from '../briefing/schema.js';
+import { briefingJobsAfterChange } from '../briefing/after-change.js';
 import { splitPass } from './pieces.js';
 import { extractInWindows } from './windows.js';
 import { prepare, toMessages } from './prepare.js';
@@ -48,7 +48,14 @@ export const extract = defineStage({
     const claimed = await withTenant(deps.db, tenantId, async (tx) => {
       const waitMs = debounceWait(deps.config, await quietState(tx, key));
       if (waitMs > 0) return { waitMs };
-      return { events: await claimForExtraction(tx, key, extractBatch(deps.config), extractLeaseMs(deps.config)), known: await knownEntities(tx, 100) };
+      const events = await claimForExtraction(tx, key, extractBatch(deps.config), extractLeaseMs(deps.config));
+      // Names offered to the extractor come from each group's own scope (never another user's graph).
+      const known = new Map<string, Array<{ name: string; type: string }>>();
+      for (const group of byScope(events)) {
+        const first = group[0] as EventToExtract;
+        known.set(scopeKey(first), await knownEntities(tx, { dataset: first.dataset, userId: first.user_id }, 100));
+      }
+      return { events, known };
     });
     if (claimed.waitMs !== undefined) return { events: 0, waitMs: claimed.waitMs };
     const { events, known } = claimed;
@@ -57,7 +64,8 @@ export const extract = defineStage({
       // One pass per user scope: a session id two users share (or two datasets) never mixes
       // their statements, and each unit is written in the scope of the events it came from.
       const passes: Array<{ events: number; after: AfterPass } & WriteCounts> = [];
-      for (const group of byScope(events)) passes.push(await extractClaimed(deps, tenantId, key, group, known, job, log));
+      for (const group of byScope(events))
+        passes.push(await extractClaimed(deps, tenantId, key, group, known.get(scopeKey(group[0] as EventToExtract)) ?? [], job, log));
       // What follows is read by the last pass, after every group was written.
       const last = passes[passes.length - 1] as { after: AfterPass };
       return { ...passes.reduce(sumCounts, NO_WRITES), events: events.length, after: last.after };
@@ -80,8 +88,8 @@ export const extract = defineStage({
     if (result.waitMs !== undefined) return [extractAfter(tenantId, key, result.waitMs)];
     // A pass read this in its write transaction; a job that claimed nothing reads it now.
     const { pending, claimed, claimLeftMs, users } = result.after ?? (await withTenant(deps.db, tenantId, (tx) => afterPass(tx, key, deps.config)));
-    // Once the key is fully extracted, its users' working memory is refreshed (debounced per user).
-    if (pending === 0 && claimed === 0) return users.map((u) => briefingJob(deps.config, tenantId, u));
+    // Once the key is fully extracted, its users' working memory is refreshed (debounced per user, bounded wait).
+    if (pending === 0 && claimed === 0) return briefingJobsAfterChange(deps, tenantId, users);
     const delay = pending === 0 ? Math.max(0, claimLeftMs) + 1000 : pending >= extractBatch(deps.config) ? 0 : deps.config.EXTRACT_DEBOUNCE_MS;
     return [extractAfter(tenantId, key, delay)];
   },
@@ -165,11 +173,13 @@ function sumCounts(a: WriteCounts, b: WriteCounts): WriteCounts {
   return out;
 }
 
+const scopeKey = (e: EventToExtract) => `${e.dataset}\u0000${e.user_id ?? ''}`;
+
 /** The claimed events by user scope (dataset and user), in their order. */
 function byScope(events: EventToExtract[]): EventToExtract[][] {
   const groups = new Map<string, EventToExtract[]>();
   for (const e of events) {
-    const k = `${e.dataset}\u0000${e.user_id ?? ''}`;
+    const k = scopeKey(e);
     groups.set(k, [...(groups.get(k) ?? []), e]);
   }
   return [...groups.values()];

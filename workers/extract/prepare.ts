@@ -4,6 +4,7 @@ import { contentHash, ftsDocument, normalizeText } from '../../src/domain/text.j
 import type { ExtractMessage, ExtractionResult } from '../../src/providers/llm/types.js';
 import type { MemoryKind } from '../../src/domain/vocabulary.js';
 import { slotKeyText, slotOf, type Slot } from '../../src/domain/slots.js';
+import { fullNameOf, isEntityName, isFullName, isNamePart, isRolePhrase, isSpeakerWord } from '../../src/domain/entity-names.js';
 
 /** Messages for an extractor: small integer indexes, never UUIDs. */
 export function toMessages(events: EventToExtract[]): ExtractMessage[] {
@@ -65,10 +66,18 @@ export interface Prepared {
   triplets: PreparedTriplet[];
 }
 
+/** Relations that say what the source is ("Priya Raman is our tech lead"): a role as target makes the source a person. */
+const ROLE_RELATIONS = new Set(['is', 'is_a', 'works_as', 'has_role', 'role']);
+/** Types a first-name or surname mention may carry before it is known to be a person's. */
+const NAME_TYPES = new Set(['person', 'other', 'concept']);
+
 /**
  * Maps an extraction (message indexes) to rows (event ids): entities deduplicated by normalised
  * name + type with the union of their sources; memories deduplicated by normalised content; every
- * triplet end resolvable to an entity (added as `concept` when the extractor forgot it).
+ * triplet end resolvable to an entity (added as `concept` when the extractor forgot it). The entity
+ * gate applies to every extractor: speaker words (the user, the assistant) and code fragments are
+ * no entities, and a triplet with such an end is dropped; see src/domain/entity-names.ts.
+ * A first name or surname of exactly one full name of the pass joins it (persons()).
  */
 export function prepare(result: ExtractionResult, events: EventToExtract[]): Prepared {
   const eventIdsOf = (sources: number[]) => [...new Set(sources.map((i) => events[i]?.id).filter((id): id is string => id !== undefined))];
@@ -80,7 +89,7 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
   const names = new Set<string>();
   const addEntity = (name: string, type: string, description: string, eventIds: string[]) => {
     const normalized = normalizeEntityName(name);
-    if (!normalized || eventIds.length === 0) return;
+    if (!normalized || eventIds.length === 0 || !isEntityName(name) || isSpeakerWord(normalized)) return;
     names.add(normalized);
     const key = `${normalized}\u0000${type}`;
     const found = entities.get(key);
@@ -91,6 +100,7 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
   };
   for (const e of result.entities) addEntity(e.name, e.type, e.description, eventIdsOf(e.sources));
   const known = (name: string) => names.has(normalizeEntityName(name));
+  const admissible = (name: string) => isEntityName(name) && !isSpeakerWord(normalizeEntityName(name));
 
   const memories = new Map<string, PreparedMemory>();
   for (const m of result.memories) {
@@ -129,7 +139,7 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
   const triplets: PreparedTriplet[] = [];
   for (const t of result.triplets) {
     const eventIds = eventIdsOf(t.sources);
-    if (eventIds.length === 0) continue;
+    if (eventIds.length === 0 || !admissible(t.source) || !admissible(t.target)) continue;
     for (const end of [t.source, t.target]) if (!known(end)) addEntity(end, 'concept', '', eventIds);
     triplets.push({
       source: t.source,
@@ -143,5 +153,56 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
       validAt: latest(eventIds),
     });
   }
-  return { entities: [...entities.values()], memories: [...memories.values()], triplets: triplets.filter((t) => t.relation.length > 0) };
+  const kept = triplets.filter((t) => t.relation.length > 0);
+  const canonical = persons(entities, kept);
+  const rename = (name: string) => canonical.get(normalizeEntityName(name)) ?? name;
+  for (const m of memories.values()) {
+    if (m.subject !== null) m.subject = admissible(m.subject) ? rename(m.subject) : isSpeakerWord(normalizeEntityName(m.subject)) ? m.subject : null;
+    m.entities = [...new Set(m.entities.filter(admissible).map(rename))];
+  }
+  for (const t of kept) {
+    t.source = rename(t.source);
+    t.target = rename(t.target);
+  }
+  return {
+    entities: [...entities.values()],
+    memories: [...memories.values()],
+    triplets: kept.filter((t) => normalizeEntityName(t.source) !== normalizeEntityName(t.target)),
+  };
+}
+
+/**
+ * Person resolution within one pass (one user's events): an entity that is the source of a role
+ * ("… is our tech lead") is a person; a single capitalised word that is the first name or surname
+ * of exactly one full name of the pass ("Priya", "Raman" beside "Priya Raman") is merged into it,
+ * which is then a person too. Two full names sharing the word keep it apart. Mutates `entities`;
+ * returns the merged names (normalised) → the full name to use instead.
+ */
+function persons(entities: Map<string, PreparedEntity>, triplets: PreparedTriplet[]): Map<string, string> {
+  const roleHolders = new Set(triplets.filter((t) => ROLE_RELATIONS.has(t.relation) && isRolePhrase(t.target)).map((t) => normalizeEntityName(t.source)));
+  for (const e of entities.values()) if (roleHolders.has(e.normalized) && NAME_TYPES.has(e.type)) e.type = 'person';
+  const full = [...entities.values()].filter((e) => NAME_TYPES.has(e.type) && isFullName(e.name));
+  const renamed = new Map<string, string>();
+  for (const [key, e] of entities) {
+    if (!NAME_TYPES.has(e.type) || !isNamePart(e.name)) continue;
+    const name = fullNameOf(e.name, [...new Set(full.map((f) => f.name))]);
+    const target = name === undefined ? undefined : full.find((f) => f.name === name);
+    if (!target) continue;
+    target.type = 'person';
+    target.eventIds = [...new Set([...target.eventIds, ...e.eventIds])];
+    if (!target.description && e.description) target.description = e.description;
+    renamed.set(e.normalized, target.name);
+    entities.delete(key);
+  }
+  // A full name typed twice (say "other" and "person") is one entity, the person.
+  const byName = new Map<string, PreparedEntity>();
+  for (const [key, e] of entities) {
+    const first = byName.get(e.normalized);
+    if (first && (first.type === 'person' || e.type === 'person') && NAME_TYPES.has(first.type) && NAME_TYPES.has(e.type)) {
+      first.type = 'person';
+      first.eventIds = [...new Set([...first.eventIds, ...e.eventIds])];
+      entities.delete(key);
+    } else if (!first) byName.set(e.normalized, e);
+  }
+  return renamed;
 }

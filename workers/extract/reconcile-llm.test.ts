@@ -181,7 +181,7 @@ describe('reconcile with an OpenAI-compatible model: one batched decision per pa
     const before = stub.calls.length;
     const claimed = await withTenant(m.deps.db, TENANT, async (tx) => ({
       events: await claimForExtraction(tx, 'session:rec-4', EXTRACT_BATCH, extractLeaseMs(m.deps.config)),
-      known: await knownEntities(tx, 100),
+      known: await knownEntities(tx, { dataset: 'default', userId: 'u-crash' }, 100),
     }));
     expect(claimed.events.map((e) => e.id)).toEqual(ids);
     await askProviders(m.deps, TENANT, claimed.events, claimed.known, m.deps.log);

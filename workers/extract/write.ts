@@ -23,6 +23,7 @@ import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { ftsDocument, ftsQuery } from '../../src/domain/text.js';
 import { NEIGHBOURS, planMemories, type PlannedMemory } from './plan.js';
 import { normalizeEntityName, type Prepared, type PreparedMemory } from './prepare.js';
+import { isSpeakerWord } from '../../src/domain/entity-names.js';
 import { recheckAdvice, type ModelDecision } from './reconcile.js';
 
 export interface WriteCounts {
@@ -35,6 +36,12 @@ export interface WriteCounts {
 }
 
 const ENTITY_SIMILARITY = 0.92;
+/**
+ * The subject of a memory about the user (or the assistant) while planning: speakers are no
+ * entities, so such a memory is stored without a subject, and a stored memory without one is
+ * taken as about the speaker, so "I prefer tabs" → "I prefer spaces" still updates.
+ */
+const SPEAKER = 'speaker';
 
 /**
  * Reconciles one extraction against existing memory and writes it, in the caller's transaction:
@@ -59,6 +66,7 @@ export async function writeExtraction(
 
   const entityIds = await resolveEntities(
     tx,
+    { dataset: scope.dataset, userId: scope.user_id },
     p.entities.map((e, i) => ({
       name: e.name,
       normalized: e.normalized,
@@ -83,19 +91,24 @@ export async function writeExtraction(
   // Memory units: one neighbour query (fresh: the rules see what other passes committed since the
   // model was asked), decisions in order (plan.ts), one insert, then the few per-item updates
   // (confirm, supersede, relate) and one link statement.
-  const subjects = p.memories.map((m) => entityOf(m.subject));
-  const existing = await nearestMemoriesBatch(
-    tx,
-    { userId: scope.user_id },
-    p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })),
-    { model, dims },
-    NEIGHBOURS,
-  );
-  const slotted = await slotCandidatesBatch(
-    tx,
-    { userId: scope.user_id },
-    p.memories.map((m) => (m.slot ? slotKeys(m.slot) : [])),
-  );
+  const subjects = p.memories.map((m) => (m.subject && isSpeakerWord(normalizeEntityName(m.subject)) ? SPEAKER : entityOf(m.subject)));
+  const stored = (id: string | null | undefined) => (id === SPEAKER ? null : (id ?? null));
+  const existing = (
+    await nearestMemoriesBatch(
+      tx,
+      { userId: scope.user_id },
+      p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })),
+      { model, dims },
+      NEIGHBOURS,
+    )
+  ).map((list) => list.map((n) => (n.subject_entity_id === null ? { ...n, subject_entity_id: SPEAKER } : n)));
+  const slotted = (
+    await slotCandidatesBatch(
+      tx,
+      { userId: scope.user_id },
+      p.memories.map((m) => (m.slot ? slotKeys(m.slot) : [])),
+    )
+  ).map((list) => list.map((n) => (n.subject_entity_id === null ? { ...n, subject_entity_id: SPEAKER } : n)));
   const advice = decisions ? await recheckAdvice(tx, scope, decisions) : [];
   const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model), advice, slotted);
   const toInsert = plan.filter((x) => x.decision.action !== 'NOOP' && x.decision.action !== 'CONFIRM');
@@ -114,7 +127,7 @@ export async function writeExtraction(
         event_time: m.eventTime,
         time_precision: m.timePrecision,
         occurred_at: m.occurredAt,
-        subject_entity_id: subjects[x.index] ?? null,
+        subject_entity_id: stored(subjects[x.index]),
         dataset: scope.dataset,
         user_id: scope.user_id,
         agent_id: scope.agent_id,
@@ -159,7 +172,8 @@ export async function writeExtraction(
     }
     const row = idOf.get(x.index) as { id: string; inserted: boolean };
     provenance.push({ type: 'memory', objectId: row.id, eventIds: m.eventIds });
-    for (const entityId of new Set([subjects[x.index], ...m.entities.map((n) => entityOf(n))])) if (entityId) links.push({ memoryId: row.id, entityId });
+    for (const entityId of new Set([stored(subjects[x.index]), ...m.entities.map((n) => entityOf(n))]))
+      if (entityId) links.push({ memoryId: row.id, entityId });
     if (!row.inserted) {
       counts.memories_confirmed++;
       continue;

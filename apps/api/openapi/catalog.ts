@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { EventsQuery } from '../../../src/events/searchable.js';
 import { ExportQuery } from '../../../src/export/schema.js';
 import { ForgetScope } from '../../../src/forget/schema.js';
-import { EntityQuery, EntitySearchQuery } from '../../../src/graph/schema.js';
-import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, WorkingMemoryQuery } from '../../../src/memories/schema.js';
+import { EntityQuery, EntitySearchQuery, SchemaQuery } from '../../../src/graph/schema.js';
+import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, MemoryRefParams, WorkingMemoryQuery } from '../../../src/memories/schema.js';
 import { DeadLettersQuery, DoctorQuery, RetryBody } from '../../../src/ops/schema.js';
 import { RecallInput } from '../../../src/recall/schema.js';
 import { DoctorAnswer, ErrorBody, EventBody, EventsAccepted, ForgetAnswer, ImportAnswer, RecallAnswer, StatsAnswer } from './responses.js';
@@ -93,8 +93,8 @@ export const ROUTES: RouteDoc[] = [
     tag: 'memories',
     auth: true,
     summary: 'One memory with provenance, versions, relations and entities',
-    params: IdParams,
-    responses: { 200: json('the memory'), 400: invalid, 404: notFound },
+    params: MemoryRefParams,
+    responses: { 200: json('the memory'), 400: invalid, 404: notFound, 409: json('a short id several memories share', ErrorBody) },
   },
   {
     method: 'PATCH',
@@ -139,15 +139,21 @@ export const ROUTES: RouteDoc[] = [
     tag: 'memories',
     auth: true,
     summary: 'The working memory of a user (Markdown)',
+    description:
+      'Sections: who the user is, preferences, current decisions (with what they replaced), people, open plans and deadlines, recent changes. Each line ends with its date and `m:<first 8 hex digits of the memory id>`, which GET /v1/memories/{id} accepts. budget_tokens trims whole lines, lowest priority (importance, recency) first.',
     query: WorkingMemoryQuery,
-    responses: { 200: { description: 'the digest', contentType: 'text/markdown' }, 404: json('no working memory yet', ErrorBody) },
+    responses: {
+      200: { description: 'the digest', contentType: 'text/markdown' },
+      400: invalid,
+      404: json('no working memory yet', ErrorBody),
+    },
   },
   {
     method: 'GET',
     path: '/v1/graph/entities',
     tag: 'graph',
     auth: true,
-    summary: 'Search entities by name',
+    summary: "Search entities by name, in one user's graph (user_id, dataset)",
     query: EntitySearchQuery,
     responses: { 200: json('matching entities'), 400: invalid },
   },
@@ -156,7 +162,7 @@ export const ROUTES: RouteDoc[] = [
     path: '/v1/graph/entities/{id}',
     tag: 'graph',
     auth: true,
-    summary: 'An entity and its neighbourhood (depth 1-3)',
+    summary: "An entity and its neighbourhood (depth 1-3); not found outside the given user's graph",
     params: IdParams,
     query: EntityQuery,
     responses: { 200: json('the entity, its neighbours and edges'), 400: invalid, 404: notFound },
@@ -166,8 +172,9 @@ export const ROUTES: RouteDoc[] = [
     path: '/v1/schema',
     tag: 'graph',
     auth: true,
-    summary: 'Entity types, relation types and memory kinds with counts',
-    responses: { 200: json('the counts') },
+    summary: 'Entity types, relation types and memory kinds with counts (of one user/dataset, or the tenant)',
+    query: SchemaQuery,
+    responses: { 200: json('the counts'), 400: invalid },
   },
   {
     method: 'GET',

@@ -11,23 +11,35 @@ export interface BriefingRow {
   content: string;
   importance: number;
   is_crystal: boolean;
-  at: Date;
+  event_time: Date | null;
+  occurred_at: Date;
   access_count: number;
+  /** The version this memory superseded (slot supersession or correction), if any. */
+  replaced_id: string | null;
+  replaced_content: string | null;
+  replaced_at: Date | null;
 }
 
 /**
- * Active, unexpired memories of one scope, at most `perKind` of each kind: decisions and plans
- * newest first (the digest wants the recent ones), other kinds most important first.
+ * Current memories of one scope (active, not superseded, not expired), at most `perKind` of each
+ * kind: decisions and plans newest first (the digest wants the recent ones), other kinds most
+ * important first; each with the version it replaced, if any (the latest one).
  */
 export async function briefingCandidates(tx: Queryable, userKey: string, perKind: number): Promise<BriefingRow[]> {
   const { rows } = await tx.query<BriefingRow>(
-    `SELECT id, kind, content, importance, is_crystal, at, access_count FROM (
-       SELECT m.id, m.kind, m.content, m.importance, m.is_crystal, coalesce(m.event_time, m.occurred_at) AS at, coalesce(s.access_count, 0) AS access_count,
+    `SELECT x.id, x.kind, x.content, x.importance, x.is_crystal, x.event_time, x.occurred_at, x.access_count,
+            p.id AS replaced_id, p.content AS replaced_content, p.superseded_at AS replaced_at
+     FROM (
+       SELECT m.id, m.kind, m.content, m.importance, m.is_crystal, m.event_time, m.occurred_at, coalesce(s.access_count, 0) AS access_count,
               row_number() OVER (PARTITION BY m.kind ORDER BY CASE WHEN m.kind IN ('decision', 'plan') THEN 0 ELSE m.importance END DESC,
                                  coalesce(m.event_time, m.occurred_at) DESC, m.id) AS rn
        FROM memories m LEFT JOIN memory_signals s ON s.memory_id = m.id
-       WHERE m.status = 'active' AND coalesce(m.user_id, '') = $1 AND (m.expires_at IS NULL OR m.expires_at > now())) x
-     WHERE rn <= $2`,
+       WHERE m.status = 'active' AND m.superseded_by IS NULL AND coalesce(m.user_id, '') = $1
+         AND (m.expires_at IS NULL OR m.expires_at > now())) x
+     LEFT JOIN LATERAL (
+       SELECT o.id, o.content, o.superseded_at FROM memories o WHERE o.superseded_by = x.id ORDER BY o.superseded_at DESC NULLS LAST, o.id LIMIT 1
+     ) p ON true
+     WHERE x.rn <= $2`,
     [userKey, perKind],
   );
   return rows;
@@ -43,9 +55,9 @@ export async function saveBriefing(tx: Queryable, userKey: string, markdown: str
   );
 }
 
-export async function getBriefing(tx: Queryable, userKey: string): Promise<{ markdown: string; refreshed_at: Date } | undefined> {
-  const { rows } = await tx.query<{ markdown: string; refreshed_at: Date }>(
-    'SELECT briefing_md AS markdown, last_briefing_at AS refreshed_at FROM user_state WHERE user_id = $1 AND briefing_md IS NOT NULL',
+export async function getBriefing(tx: Queryable, userKey: string): Promise<{ markdown: string; refreshed_at: Date; tokens: number } | undefined> {
+  const { rows } = await tx.query<{ markdown: string; refreshed_at: Date; tokens: number }>(
+    'SELECT briefing_md AS markdown, last_briefing_at AS refreshed_at, coalesce(briefing_tokens, 0) AS tokens FROM user_state WHERE user_id = $1 AND briefing_md IS NOT NULL',
     [userKey],
   );
   return rows[0];
@@ -72,4 +84,14 @@ export async function usersOfExtractKey(tx: Queryable, key: string): Promise<str
       ? await tx.query<{ u: string }>(`SELECT coalesce(user_id, '') AS u FROM events WHERE id = $1`, [key.slice(4)])
       : await tx.query<{ u: string }>(`SELECT DISTINCT coalesce(user_id, '') AS u FROM events WHERE extract_key = $1`, [key]);
   return rows.map((r) => r.u);
+}
+
+/** When each of these scopes' working memory was last refreshed (absent: never). */
+export async function lastBriefingTimes(tx: Queryable, userKeys: string[]): Promise<Map<string, Date>> {
+  if (userKeys.length === 0) return new Map();
+  const { rows } = await tx.query<{ user_id: string; at: Date }>(
+    'SELECT user_id, last_briefing_at AS at FROM user_state WHERE user_id = ANY($1::text[]) AND last_briefing_at IS NOT NULL',
+    [userKeys],
+  );
+  return new Map(rows.map((r) => [r.user_id, r.at]));
 }

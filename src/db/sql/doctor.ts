@@ -40,7 +40,7 @@ export async function checkInvariants(tx: Queryable): Promise<{ checks: DoctorCh
           WHEN 'relation' THEN EXISTS (SELECT 1 FROM memory_relations r WHERE r.id = p.object_id)
           ELSE false END)::int AS provenance_without_object,
       (SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM events ev WHERE ev.id = c.event_id))::int AS chunks_without_event,
-      (SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM entities GROUP BY type, normalized_name HAVING count(*) > 1) d)::int AS duplicate_entity_names,
+      (SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM entities GROUP BY dataset, coalesce(user_id, ''), type, normalized_name HAVING count(*) > 1) d)::int AS duplicate_entity_names,
       (SELECT count(*) FROM memories WHERE status = 'active' AND superseded_by IS NOT NULL)::int AS active_memories_superseded,
       (SELECT count(*) FROM memories m WHERE m.status = 'superseded'
           AND (m.superseded_by IS NULL OR NOT EXISTS (SELECT 1 FROM memories s WHERE s.id = m.superseded_by)))::int AS superseded_memories_without_successor,

@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { completeNameParts, joinNameParts } from './entity-persons.js';
 import { MAX_VECTORS_PER_STATEMENT, vectorList } from './vector.js';
 
 export interface EntityInput {
@@ -10,37 +11,60 @@ export interface EntityInput {
   vector: number[];
 }
 
-/** Recently touched entity names of the tenant, offered to extractors so they reuse exact names. */
-export async function knownEntities(tx: Queryable, limit: number): Promise<Array<{ name: string; type: string }>> {
-  const { rows } = await tx.query<{ name: string; type: string }>('SELECT name, type FROM entities ORDER BY updated_at DESC LIMIT $1', [limit]);
+/** A graph scope: entities and edges belong to one (dataset, user) of the tenant, like memories. */
+export interface GraphScope {
+  dataset: string;
+  userId: string | null;
+}
+
+/** Recently touched entity names of one scope, offered to extractors so they reuse exact names. */
+export async function knownEntities(tx: Queryable, scope: GraphScope, limit: number): Promise<Array<{ name: string; type: string }>> {
+  const { rows } = await tx.query<{ name: string; type: string }>(
+    `SELECT name, type FROM entities WHERE coalesce(user_id, '') = $1 AND dataset = $2 ORDER BY updated_at DESC LIMIT $3`,
+    [scope.userId ?? '', scope.dataset, limit],
+  );
   return rows;
 }
 
 /**
- * Resolves each input to an entity id: (1) same normalised name and type, (2) same normalised name
- * of any type (types drift between extractions), (3) embedding similarity ≥ `threshold` within the
- * same type, else (4) a new entity. Returns ids in input order; more inputs than one statement
- * takes (MAX_VECTORS_PER_STATEMENT) are resolved slice by slice. Idempotent: the insert is
- * ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE, so replays and races converge.
+ * Resolves each input to an entity id of `scope` (never another user's or dataset's): (1) same
+ * normalised name and type, (2) same normalised name of any type (types drift between
+ * extractions), (3) a person's first name or surname and full name are one entity, whichever
+ * comes first (src/db/sql/entity-persons.ts), (4) embedding similarity ≥
+ * `threshold` within the same type, else (5) a new entity. Returns ids in input order; more inputs
+ * than one statement takes (MAX_VECTORS_PER_STATEMENT) are resolved slice by slice. Idempotent:
+ * the insert is ON CONFLICT on the scoped key (entities_scope_key) DO UPDATE, so replays and races converge.
  */
-export async function resolveEntities(tx: Queryable, inputs: EntityInput[], model: string, dims: number, threshold: number): Promise<string[]> {
+export async function resolveEntities(
+  tx: Queryable,
+  scope: GraphScope,
+  inputs: EntityInput[],
+  model: string,
+  dims: number,
+  threshold: number,
+): Promise<string[]> {
   if (inputs.length === 0) return [];
   if (inputs.length > MAX_VECTORS_PER_STATEMENT) {
     const ids: string[] = [];
     for (let i = 0; i < inputs.length; i += MAX_VECTORS_PER_STATEMENT)
-      ids.push(...(await resolveEntities(tx, inputs.slice(i, i + MAX_VECTORS_PER_STATEMENT), model, dims, threshold)));
+      ids.push(...(await resolveEntities(tx, scope, inputs.slice(i, i + MAX_VECTORS_PER_STATEMENT), model, dims, threshold)));
     return ids;
   }
+  const user = scope.userId ?? '';
   const { rows: byName } = await tx.query<{ normalized_name: string; type: string; id: string }>(
-    `SELECT DISTINCT ON (normalized_name, type) normalized_name, type, id FROM entities WHERE normalized_name = ANY($1::text[]) ORDER BY normalized_name, type, created_at`,
-    [inputs.map((i) => i.normalized)],
+    `SELECT DISTINCT ON (normalized_name, type) normalized_name, type, id FROM entities
+     WHERE normalized_name = ANY($1::text[]) AND coalesce(user_id, '') = $2 AND dataset = $3 ORDER BY normalized_name, type, created_at`,
+    [inputs.map((i) => i.normalized), user, scope.dataset],
   );
   const ids: Array<string | undefined> = inputs.map(
     (i) => byName.find((r) => r.normalized_name === i.normalized && r.type === i.type)?.id ?? byName.find((r) => r.normalized_name === i.normalized)?.id,
   );
+  // A stored first name takes the full name first, so a surname of this pass can then join it.
+  await completeNameParts(tx, scope, inputs, ids);
+  await joinNameParts(tx, scope, inputs, ids);
   const unresolved = inputs.map((inp, i) => ({ inp, i })).filter(({ i }) => ids[i] === undefined);
   if (unresolved.length > 0) {
-    const params: unknown[] = [unresolved.map(({ i }) => i), model, threshold, unresolved.map(({ inp }) => inp.type)];
+    const params: unknown[] = [unresolved.map(({ i }) => i), model, threshold, unresolved.map(({ inp }) => inp.type), user, scope.dataset];
     const vectors = vectorList(
       params,
       unresolved.map(({ inp }) => inp.vector),
@@ -51,7 +75,7 @@ export async function resolveEntities(tx: Queryable, inputs: EntityInput[], mode
        SELECT q.i, n.id, n.sim FROM q
        CROSS JOIN LATERAL (
          SELECT e.id, 1 - (e.embedding::vector(${dims}) <=> q.v) AS sim FROM entities e
-         WHERE e.type = q.type AND e.embedding_dims = ${dims} AND e.embedding_model = $2
+         WHERE e.type = q.type AND e.embedding_dims = ${dims} AND e.embedding_model = $2 AND coalesce(e.user_id, '') = $5 AND e.dataset = $6
          ORDER BY e.embedding::vector(${dims}) <=> q.v LIMIT 1) n
        WHERE n.sim >= $3`,
       params,
@@ -66,19 +90,21 @@ export async function resolveEntities(tx: Queryable, inputs: EntityInput[], mode
       ),
       model,
       dims,
+      scope.dataset,
+      scope.userId,
     ];
     const vectors = vectorList(
       params,
       toInsert.map(({ inp }) => inp.vector),
     );
     const { rows: inserted } = await tx.query<{ id: string; normalized_name: string; type: string }>(
-      `INSERT INTO entities (name, normalized_name, type, description, fts, embedding, embedding_model, embedding_dims)
-       SELECT name, normalized, type, description, to_tsvector('simple', fts_doc), vv.v, $2, $3
+      `INSERT INTO entities (name, normalized_name, type, description, fts, embedding, embedding_model, embedding_dims, dataset, user_id)
+       SELECT name, normalized, type, description, to_tsvector('simple', fts_doc), vv.v, $2, $3, $4, $5::text
        FROM jsonb_to_recordset($1::jsonb) AS x(i int, name text, normalized text, type text, description text, fts_doc text)
        JOIN unnest(${vectors}) WITH ORDINALITY AS vv(v, n) ON vv.n = x.i + 1
        -- Unique-key order: two passes naming the same entities in other orders must not deadlock.
        ORDER BY normalized, type
-       ON CONFLICT (tenant_id, normalized_name, type) DO UPDATE SET updated_at = now()
+       ON CONFLICT (tenant_id, dataset, (coalesce(user_id, '')), normalized_name, type) DO UPDATE SET updated_at = now()
        RETURNING id, normalized_name, type`,
       params,
     );
@@ -106,7 +132,10 @@ export interface EdgeInput {
   validAt: string;
 }
 
-/** Upserts triplets on (source, target, relation); returns ids in input order. */
+/**
+ * Upserts triplets on (scope, source, target, relation); returns ids in input order. The scope is
+ * the ends' (a trigger copies it from the source entity and refuses an edge between two scopes).
+ */
 export async function upsertEdges(tx: Queryable, edges: EdgeInput[]): Promise<string[]> {
   if (edges.length === 0) return [];
   const { rows } = await tx.query<{ id: string; source_entity_id: string; target_entity_id: string; relation: string }>(
@@ -114,7 +143,7 @@ export async function upsertEdges(tx: Queryable, edges: EdgeInput[]): Promise<st
      SELECT DISTINCT ON (s, t, r) s, t, r, d, to_tsvector('simple', f), va
      FROM jsonb_to_recordset($1::jsonb) AS x(s uuid, t uuid, r text, d text, f text, va timestamptz)
      ORDER BY s, t, r -- unique-key order (no deadlock between passes upserting the same edges)
-     ON CONFLICT (source_entity_id, target_entity_id, relation) DO UPDATE SET updated_at = now(),
+     ON CONFLICT (tenant_id, dataset, (coalesce(user_id, '')), source_entity_id, target_entity_id, relation) DO UPDATE SET updated_at = now(),
        description = CASE WHEN edges.description = '' THEN EXCLUDED.description ELSE edges.description END
      RETURNING id, source_entity_id, target_entity_id, relation`,
     [JSON.stringify(edges.map((e) => ({ s: e.sourceId, t: e.targetId, r: e.relation, d: e.description, f: e.ftsDoc, va: e.validAt })))],

@@ -74,7 +74,7 @@ export async function exportEntities(
                     WHERE (g.source_entity_id = n.id OR g.target_entity_id = n.id) AND ${inScope('e')}))`
     : UNSCOPED;
   const { rows } = await tx.query(
-    `SELECT n.id, n.name, n.normalized_name, n.type, n.description, ${iso('n.created_at', 'created_at')}, ${iso('n.updated_at', 'updated_at')},
+    `SELECT n.id, n.dataset, n.user_id, n.name, n.normalized_name, n.type, n.description, ${iso('n.created_at', 'created_at')}, ${iso('n.updated_at', 'updated_at')},
             n.embedding_model, CASE WHEN $5 THEN n.embedding::text END AS embedding
      FROM entities n WHERE n.id > $3::uuid ${filter} ORDER BY n.id LIMIT $4`,
     params(s, after, limit, [vectors]),

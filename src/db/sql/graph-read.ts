@@ -4,14 +4,31 @@ import { Params, tsqueryOf } from './recall-filters.js';
 
 /**
  * Read side of the knowledge graph for /v1/graph/* and /v1/schema. Run inside withTenant (RLS),
- * no locks, no writes. "Current" edges are those with invalid_at IS NULL.
+ * no locks, no writes. "Current" edges are those with invalid_at IS NULL. Entities and edges
+ * belong to one (dataset, user) scope; a filter left out spans the tenant, and an edge always
+ * joins two entities of one scope (a trigger refuses others), so a walk never leaves its root's.
  */
+
+/** Which part of the tenant's graph to read; an absent field does not filter. */
+export interface GraphFilter {
+  userId?: string | undefined;
+  dataset?: string | undefined;
+}
+
+function scopeWhere(p: Params, alias: string, f: GraphFilter): string {
+  const c: string[] = [];
+  if (f.userId !== undefined) c.push(`coalesce(${alias}.user_id, '') = ${p.add(f.userId)}`);
+  if (f.dataset !== undefined) c.push(`${alias}.dataset = ${p.add(f.dataset)}`);
+  return c.length > 0 ? c.join(' AND ') : 'true';
+}
 
 export interface EntitySummary {
   id: string;
   name: string;
   type: string;
   description: string;
+  dataset: string;
+  user_id: string | null;
   /** Current edges touching the entity, either direction. */
   degree: number;
   /** Active memories linked to the entity. */
@@ -20,7 +37,7 @@ export interface EntitySummary {
   updated_at: Date;
 }
 
-const SUMMARY_COLUMNS = `e.id, e.name, e.type, e.description, e.created_at, e.updated_at,
+const SUMMARY_COLUMNS = `e.id, e.name, e.type, e.description, e.dataset, e.user_id, e.created_at, e.updated_at,
   (SELECT count(*) FROM edges ed WHERE (ed.source_entity_id = e.id OR ed.target_entity_id = e.id) AND ed.invalid_at IS NULL)::int AS degree,
   (SELECT count(*) FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE me.entity_id = e.id AND m.status = 'active')::int AS memory_count`;
 
@@ -34,11 +51,13 @@ export async function searchEntities(
   needle: string | undefined,
   terms: string[],
   limit: number,
+  filter: GraphFilter = {},
 ): Promise<Array<EntitySummary & { match: string }>> {
   const p = new Params();
+  const scoped = scopeWhere(p, 'e', filter);
   if (!needle) {
     const { rows } = await tx.query<EntitySummary & { match: string }>(
-      `SELECT * FROM (SELECT ${SUMMARY_COLUMNS}, 'all' AS match FROM entities e) x ORDER BY degree DESC, memory_count DESC, name, id LIMIT ${p.add(limit)}`,
+      `SELECT * FROM (SELECT ${SUMMARY_COLUMNS}, 'all' AS match FROM entities e WHERE ${scoped}) x ORDER BY degree DESC, memory_count DESC, name, id LIMIT ${p.add(limit)}`,
       p.values,
     );
     return rows;
@@ -55,7 +74,7 @@ export async function searchEntities(
                    WHEN e.normalized_name ILIKE ${contains} ESCAPE '\\' THEN 1 ELSE 0 END AS tier,
               coalesce(ts_rank(e.fts, q.q), 0) AS text_rank
        FROM entities e, q
-       WHERE e.normalized_name ILIKE ${contains} ESCAPE '\\' OR (q.q IS NOT NULL AND e.fts @@ q.q)
+       WHERE ${scoped} AND (e.normalized_name ILIKE ${contains} ESCAPE '\\' OR (q.q IS NOT NULL AND e.fts @@ q.q))
      ), top AS (
        SELECT * FROM hits ORDER BY tier DESC, text_rank DESC LIMIT ${p.add(limit * 4)}
      )
@@ -68,8 +87,14 @@ export async function searchEntities(
   return rows;
 }
 
-export async function findEntity(tx: Queryable, id: string): Promise<EntitySummary | undefined> {
-  const { rows } = await tx.query<EntitySummary>(`SELECT ${SUMMARY_COLUMNS} FROM entities e WHERE e.id = $1`, [id]);
+/** The entity, if it is in `filter`'s part of the graph (another user's entity is not found). */
+export async function findEntity(tx: Queryable, id: string, filter: GraphFilter = {}): Promise<EntitySummary | undefined> {
+  const p = new Params();
+  const idParam = p.add(id);
+  const { rows } = await tx.query<EntitySummary>(
+    `SELECT ${SUMMARY_COLUMNS} FROM entities e WHERE e.id = ${idParam} AND ${scopeWhere(p, 'e', filter)}`,
+    p.values,
+  );
   return rows[0];
 }
 
@@ -134,16 +159,22 @@ export interface SchemaCounts {
   memory_kinds: Array<{ kind: string; count: number }>;
 }
 
-/** Entity types (all entities), relation types (current edges) and memory kinds (active memories), most frequent first. */
-export async function schemaCounts(tx: Queryable): Promise<SchemaCounts> {
+/**
+ * Entity types (all entities), relation types (current edges) and memory kinds (active memories),
+ * most frequent first, counted in `filter`'s part of the tenant (all of it without a filter).
+ */
+export async function schemaCounts(tx: Queryable, filter: GraphFilter = {}): Promise<SchemaCounts> {
+  const p = new Params();
+  const [en, ed, m] = [scopeWhere(p, 'en', filter), scopeWhere(p, 'ed', filter), scopeWhere(p, 'm', filter)];
   const { rows } = await tx.query<SchemaCounts>(
     `SELECT
        (SELECT coalesce(json_agg(json_build_object('type', type, 'count', n) ORDER BY n DESC, type), '[]'::json)
-        FROM (SELECT type, count(*)::int AS n FROM entities GROUP BY type) x) AS entity_types,
+        FROM (SELECT type, count(*)::int AS n FROM entities en WHERE ${en} GROUP BY type) x) AS entity_types,
        (SELECT coalesce(json_agg(json_build_object('relation', relation, 'count', n) ORDER BY n DESC, relation), '[]'::json)
-        FROM (SELECT relation, count(*)::int AS n FROM edges WHERE invalid_at IS NULL GROUP BY relation) x) AS relation_types,
+        FROM (SELECT relation, count(*)::int AS n FROM edges ed WHERE ed.invalid_at IS NULL AND ${ed} GROUP BY relation) x) AS relation_types,
        (SELECT coalesce(json_agg(json_build_object('kind', kind, 'count', n) ORDER BY n DESC, kind), '[]'::json)
-        FROM (SELECT kind, count(*)::int AS n FROM memories WHERE status = 'active' GROUP BY kind) x) AS memory_kinds`,
+        FROM (SELECT kind, count(*)::int AS n FROM memories m WHERE m.status = 'active' AND ${m} GROUP BY kind) x) AS memory_kinds`,
+    p.values,
   );
   return rows[0] as SchemaCounts;
 }

@@ -64,16 +64,18 @@ export async function importChunks(tx: Queryable, rows: Array<Record<string, unk
 
 export async function importEntities(tx: Queryable, rows: Array<Record<string, unknown>>): Promise<{ inserted: number; idByKey: Map<string, string> }> {
   const { rowCount } = await tx.query(
-    `INSERT INTO entities (id, name, normalized_name, type, description, fts, embedding, embedding_model, embedding_dims, created_at, updated_at)
-     SELECT id, name, normalized_name, type, description, to_tsvector('simple', fts_doc), embedding::vector, embedding_model, embedding_dims, created_at, updated_at
-     FROM jsonb_to_recordset(${J}) AS x(id uuid, name text, normalized_name text, type text, description text, fts_doc text,
+    `INSERT INTO entities (id, dataset, user_id, name, normalized_name, type, description, fts, embedding, embedding_model, embedding_dims, created_at, updated_at)
+     SELECT id, dataset, user_id, name, normalized_name, type, description, to_tsvector('simple', fts_doc), embedding::vector, embedding_model, embedding_dims, created_at, updated_at
+     FROM jsonb_to_recordset(${J}) AS x(id uuid, dataset text, user_id text, name text, normalized_name text, type text, description text, fts_doc text,
           embedding text, embedding_model text, embedding_dims int, created_at timestamptz, updated_at timestamptz)
      ON CONFLICT DO NOTHING`,
     [JSON.stringify(rows)],
   );
+  // Found by the scoped key (entities_scope_key): an entity already in the same user's graph is reused.
   const { rows: found } = await tx.query<{ id: string; key: string }>(
-    `SELECT n.id, n.normalized_name || '|' || n.type AS key FROM entities n
-     JOIN jsonb_to_recordset(${J}) AS x(normalized_name text, type text) ON n.normalized_name = x.normalized_name AND n.type = x.type`,
+    `SELECT n.id, n.dataset || '|' || coalesce(n.user_id, '') || '|' || n.normalized_name || '|' || n.type AS key FROM entities n
+     JOIN jsonb_to_recordset(${J}) AS x(dataset text, user_id text, normalized_name text, type text)
+       ON n.dataset = x.dataset AND coalesce(n.user_id, '') = coalesce(x.user_id, '') AND n.normalized_name = x.normalized_name AND n.type = x.type`,
     [JSON.stringify(rows)],
   );
   return { inserted: rowCount ?? 0, idByKey: new Map(found.map((r) => [r.key, r.id])) };

@@ -97,7 +97,8 @@ export async function archiveMemories(tx: Queryable, ids: string[]): Promise<num
 }
 
 export type RestoreOutcome =
-  | { outcome: 'restored' | 'already_active'; id: string }
+  | { outcome: 'restored'; id: string; userKey: string }
+  | { outcome: 'already_active'; id: string }
   | { outcome: 'not_found' }
   | { outcome: 'not_archived'; status: string }
   | { outcome: 'conflict'; existingId: string };
@@ -127,5 +128,5 @@ export async function restoreMemory(tx: Queryable, id: string): Promise<RestoreO
      ON CONFLICT (memory_id) DO UPDATE SET decay = 1, access_count = memory_signals.access_count + 1, last_accessed_at = now()`,
     [id],
   );
-  return { outcome: 'restored', id };
+  return { outcome: 'restored', id, userKey: m.user_id ?? '' };
 }

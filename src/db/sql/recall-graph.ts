@@ -14,11 +14,15 @@ export interface TripletRow {
   created_at: Date;
   rank: number;
   event_ids: string[];
+  dataset: string;
+  /** The session of the edge's latest supporting event, when it had one. */
+  session_id: string | null;
 }
 
 /**
  * Current triplets (or, with `asOf`, those valid then) that match the query words or touch the
- * given entities, with their supporting events. Edges carry no user scope of their own: they are scoped through their provenance events.
+ * given entities, with their supporting events. An edge belongs to one (dataset, user) scope; a
+ * session filter reads its provenance events.
  */
 export async function searchTriplets(
   tx: Queryable,
@@ -30,21 +34,24 @@ export async function searchTriplets(
   const p = new Params();
   const tsq = terms.length > 0 ? tsqueryOf(p, terms) : 'NULL::tsquery';
   const ents = p.add(entityIds);
+  const edgeScope: string[] = [];
+  if (scope.userId !== undefined) edgeScope.push(`coalesce(ed.user_id, '') = ${p.add(scope.userId)}`);
+  if (scope.dataset !== undefined) edgeScope.push(`ed.dataset = ${p.add(scope.dataset)}`);
   const scopeSql: string[] = [];
-  if (scope.userId !== undefined) scopeSql.push(`ev.user_id = ${p.add(scope.userId)}`);
-  if (scope.dataset !== undefined) scopeSql.push(`ev.dataset = ${p.add(scope.dataset)}`);
   if (scope.sessionId !== undefined) scopeSql.push(`ev.session_id = ${p.add(scope.sessionId)}`);
   const { rows } = await tx.query<TripletRow>(
     `WITH q AS (SELECT ${tsq} AS q)
      SELECT ed.id, s.name AS source, s.id AS source_id, ed.relation, t.name AS target, t.id AS target_id, ed.description,
             ed.valid_at, ed.invalid_at, ed.created_at,
             coalesce(ts_rank(ed.fts, q.q, 1), 0) + CASE WHEN ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]) THEN 0.5 ELSE 0 END AS rank,
-            ev.ids AS event_ids
+            ev.ids AS event_ids, ed.dataset, ev.session_id
      FROM edges ed CROSS JOIN q
      JOIN entities s ON s.id = ed.source_entity_id JOIN entities t ON t.id = ed.target_entity_id
-     CROSS JOIN LATERAL (SELECT array_agg(p.event_id) AS ids FROM provenance p JOIN events ev ON ev.id = p.event_id
+     CROSS JOIN LATERAL (SELECT array_agg(p.event_id) AS ids,
+                                (array_agg(ev.session_id ORDER BY ev.occurred_at DESC, ev.id) FILTER (WHERE ev.session_id IS NOT NULL))[1] AS session_id
+                         FROM provenance p JOIN events ev ON ev.id = p.event_id
                          WHERE p.object_type = 'edge' AND p.object_id = ed.id ${scopeSql.length ? `AND ${scopeSql.join(' AND ')}` : ''}) ev
-     WHERE ${scope.asOf !== undefined ? `ed.valid_at <= ${p.add(scope.asOf)}::timestamptz AND (ed.invalid_at IS NULL OR ed.invalid_at > ${p.add(scope.asOf)}::timestamptz)` : 'ed.invalid_at IS NULL'} AND ev.ids IS NOT NULL
+     WHERE ${edgeScope.length ? `${edgeScope.join(' AND ')} AND ` : ''} ${scope.asOf !== undefined ? `ed.valid_at <= ${p.add(scope.asOf)}::timestamptz AND (ed.invalid_at IS NULL OR ed.invalid_at > ${p.add(scope.asOf)}::timestamptz)` : 'ed.invalid_at IS NULL'} AND ev.ids IS NOT NULL
        AND ((q.q IS NOT NULL AND ed.fts @@ q.q) OR ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]))
      ORDER BY rank DESC LIMIT ${p.add(k)}`,
     p.values,

@@ -62,13 +62,26 @@ export async function vectorSearch(tx: Queryable, table: Table, f: RecallScope, 
   return rows;
 }
 
-/** Entities the query names: full-text prefilter on the entity index, then the normalised name must occur in the query. */
-export async function entitiesInQuery(tx: Queryable, normalizedQuery: string, terms: string[], limit: number): Promise<string[]> {
+/**
+ * Entities the query names, in the recall's graph scope (its user and dataset, when given):
+ * full-text prefilter on the entity index, then the normalised name must occur in the query.
+ */
+export async function entitiesInQuery(
+  tx: Queryable,
+  normalizedQuery: string,
+  terms: string[],
+  limit: number,
+  scope: { userId?: string | undefined; dataset?: string | undefined } = {},
+): Promise<string[]> {
   if (terms.length === 0) return [];
   const p = new Params();
   const tsq = tsqueryOf(p, terms);
+  const scoped = [
+    ...(scope.userId !== undefined ? [`AND coalesce(e.user_id, '') = ${p.add(scope.userId)}`] : []),
+    ...(scope.dataset !== undefined ? [`AND e.dataset = ${p.add(scope.dataset)}`] : []),
+  ].join(' ');
   const { rows } = await tx.query<{ id: string }>(
-    `SELECT e.id FROM entities e WHERE e.fts @@ ${tsq} AND length(e.normalized_name) >= 2
+    `SELECT e.id FROM entities e WHERE e.fts @@ ${tsq} AND length(e.normalized_name) >= 2 ${scoped}
        AND position(e.normalized_name IN ${p.add(normalizedQuery)}) > 0
      ORDER BY length(e.normalized_name) DESC LIMIT ${p.add(limit)}`,
     p.values,

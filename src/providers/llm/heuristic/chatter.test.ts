@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assistantStatement, isChitChat } from './chatter.js';
+import { assistantStatement, isAssistantAcknowledgement, isChitChat } from './chatter.js';
 
 describe('what a conversation says that is no memory', () => {
   it.each([
@@ -29,5 +29,13 @@ describe('what a conversation says that is no memory', () => {
     expect(assistantStatement('Sure, you could add a fuzzy match on the title.')).toBeNull();
     expect(assistantStatement('Flex-basis sets the starting size along the main axis.')).toBeNull();
     expect(assistantStatement('Sure.')).toBeNull();
+  });
+
+  it('tells a stored acknowledgement from a fact the assistant confirmed', () => {
+    expect(isAssistantAcknowledgement('The assistant got it, the assistant will use Neovim-friendly examples.')).toBe(true);
+    expect(isAssistantAcknowledgement("Got it, I'll use Neovim-friendly examples.")).toBe(true);
+    expect(isAssistantAcknowledgement('I will keep schema changes small.')).toBe(true);
+    expect(isAssistantAcknowledgement('Staging now deploys to Fly.io instead of Heroku.')).toBe(false);
+    expect(isAssistantAcknowledgement('The user drives an Outback now.')).toBe(false);
   });
 });

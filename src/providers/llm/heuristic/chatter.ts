@@ -66,3 +66,18 @@ export function isChitChat(sentence: string): boolean {
   if (CHITCHAT.some((re) => re.test(s))) return true;
   return WEATHER.test(s) && RIGHT_NOW.test(s);
 }
+
+/** The assistant's own side as a memory text: "Got it, I will …", "The assistant will use …". */
+const ASSISTANT_SUBJECT = /\b(?:the assistant|assistant)(?:'s)?\b|^(?:i|i'll|i will|i'm going to|let me)\b/i;
+
+/**
+ * Text that is an assistant's acknowledgement or promise rather than something about the user's
+ * world. The extractor keeps these out of memories (assistantStatement); this also keeps any
+ * stored before (or written by another extractor) out of the working memory.
+ */
+export function isAssistantAcknowledgement(text: string): boolean {
+  const s = text.trim();
+  if (ASSISTANT_SUBJECT.test(s)) return true;
+  const m = ACK_LEAD.exec(s);
+  return m !== null && m[0].length > 0 && (s.length === m[0].length || ASSISTANT_SELF.test(s.slice(m[0].length)));
+}

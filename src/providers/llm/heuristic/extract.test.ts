@@ -68,8 +68,15 @@ describe('HeuristicLlm', () => {
 
   it('names the role when no speaker is known', async () => {
     const { memories } = await extract([msg(0, 'I prefer tabs over spaces in my editor.')]);
-    expect(memories[0]?.content).toBe("The user prefers tabs over spaces in the user's editor.");
+    expect(memories[0]?.content).toBe('The user prefers tabs over spaces in their editor.');
     expect(memories[0]?.subject).toBe('user');
+  });
+
+  it('reads as a person would write it: a role named once is a pronoun after that, a name stays', async () => {
+    const { memories } = await extract([msg(0, 'I use Neovim as my editor, please give me vim keybindings.')]);
+    expect(memories[0]?.content).toBe('The user uses Neovim as their editor, please give them vim keybindings.');
+    const named = await extract([msg(0, 'I sold my bike.', 'Tomas')]);
+    expect(named.memories[0]?.content).toBe("Tomas sold Tomas's bike.");
   });
 
   it('makes the speaker a person entity', async () => {

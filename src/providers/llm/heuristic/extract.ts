@@ -14,6 +14,7 @@ import { codeMentions, languageMentions, maskCode, type Mention } from './entiti
 import { EMPHASIS_RE } from './lexicon.js';
 import { findProcedures } from './procedure.js';
 import { EntityRegistry, entityKey } from './registry.js';
+import { fullNameOf, isFullName } from '../../../domain/entity-names.js';
 import { cleanSentence, dropTagQuestion, selfLabel, toThirdPerson, type SelfLabel } from './rewrite.js';
 import { hasCjk, splitSegments } from './sentences.js';
 import { resolveTime, type ResolvedTime } from './time.js';
@@ -50,6 +51,10 @@ interface Batch {
   triplets: Map<string, DraftTriplet>;
   participants: string[];
   tools: ExtractTools;
+  /** Full names of known persons (this user's graph), whose first names and surnames name them. */
+  knownPeople: string[];
+  /** Two-capitalised-word runs of the batch's messages (possible full names). */
+  writtenNames: string[];
 }
 
 interface MessageContext {
@@ -69,7 +74,18 @@ export const MAX_SEGMENT_CHARS = 2_000;
 
 export function extractFromMessages(input: ExtractInput, tools: ExtractTools): ExtractionResult {
   const participants = [...new Set(input.messages.map((m) => m.speaker?.trim()).filter((s): s is string => !!s))];
-  const batch: Batch = { registry: new EntityRegistry(input.knownEntities), memories: new Map(), triplets: new Map(), participants, tools };
+  const knownPeople = input.knownEntities.filter((k) => k.type === 'person' && isFullName(k.name)).map((k) => k.name);
+  // Full names written in this batch: a first name they share with a known person names neither.
+  const written = input.messages.flatMap((m) => m.content.match(/\p{Lu}[\p{L}'-]+ \p{Lu}[\p{L}'-]+/gu) ?? []);
+  const batch: Batch = {
+    registry: new EntityRegistry(input.knownEntities),
+    memories: new Map(),
+    triplets: new Map(),
+    participants,
+    tools,
+    knownPeople,
+    writtenNames: [...new Set(written)],
+  };
 
   for (const msg of input.messages) {
     if (!heuristicTriage(msg.content, msg.type).keep) continue;
@@ -135,7 +151,7 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth =
   const language: Mention[] = cjk
     ? batch.tools.chinese.mentions(clean)
     : languageMentions(code.length > 0 ? analyse(maskCode(clean)).terms : a.terms, code.length > 0 ? maskCode(clean) : clean);
-  const mentions = dedupeMentions([...code, ...language]);
+  const mentions = dedupeMentions([...code, ...language, ...knownPersonMentions(clean, batch.knownPeople, batch.writtenNames)]);
   const keys = addMentions(batch, mentions, index);
 
   const aboutSpeaker = a.firstPerson || a.droppedSubject !== null || a.subjectHead === 'we' || /^我们/.test(clean);
@@ -188,6 +204,21 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth =
 function withoutDroppedSubject(a: Analysis): Analysis {
   const past = a.droppedSubject === 'past' || a.droppedSubject === 'perfect';
   return { ...a, droppedSubject: null, pastFirstPerson: a.pastFirstPerson && !past };
+}
+
+/**
+ * A known person named by full name, first name or surname ("Raman wants…" once "Priya Raman" is
+ * known): the full name, when the word names exactly one known person (src/domain/entity-names.ts).
+ */
+function knownPersonMentions(text: string, people: readonly string[], written: readonly string[]): Mention[] {
+  if (people.length === 0) return [];
+  const out: Mention[] = [];
+  for (const word of new Set(text.match(/\p{Lu}[\p{L}'-]+/gu) ?? [])) {
+    const full = fullNameOf(word, [...people, ...written]);
+    if (full && people.includes(full) && !out.some((m) => m.name === full)) out.push({ name: full, type: 'person' });
+  }
+  for (const p of people) if (text.includes(p) && !out.some((m) => m.name === p)) out.push({ name: p, type: 'person' });
+  return out;
 }
 
 function addMentions(batch: Batch, mentions: readonly Mention[], index: number): string[] {

@@ -163,13 +163,30 @@ export function toThirdPerson(text: string, a: Analysis, self: SelfLabel): strin
     .replace(/\bI was\b/gi, `${S} was`)
     .replace(new RegExp(`\\bI((?:\\s+(?:${SUBJECT_ADVERBS}))*)\\s+([a-z]+(?:n't)?)\\b`, 'gi'), (_m, adv: string, verb: string) => `${S}${adv} ${conj(verb)}`)
     .replace(/\bI\b|(?<=\s)i(?=\s)/g, S)
-    .replace(/\b(?:my|mine)\b/gi, `${S}'s`)
+    .replace(/\bmy\b/gi, POSSESSIVE)
+    .replace(/\bmine\b/gi, OWNED)
     .replace(/\bmyself\b/gi, 'themself')
-    .replace(/\bme\b(?![-'])/gi, S);
+    .replace(/\bme\b(?![-'])/gi, OBJECT);
   s = s.replace(/我的/g, `${S}的`).replace(/我(?!们)/g, S);
+  // A role label ("the user", not a name) named once reads as a pronoun after that, as a person
+  // would write it: "The user uses Neovim as their editor, please give them vim keybindings".
+  // A name, or a sentence that has not named the speaker yet, keeps the label.
+  const role = /^the\s/i.test(self.mid);
+  const label = (offset: number) => (offset === 0 ? self.start : self.mid);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and control characters are what this expression is for
-  return s.replace(/\u0000/g, (_m, offset: number) => (offset === 0 ? self.start : self.mid));
+  return s.replace(/[\u0000-\u0003]/g, (c: string, offset: number, whole: string) => {
+    if (c === S) return label(offset);
+    const named = role && whole.slice(0, offset).includes(S);
+    if (c === OBJECT) return named ? 'them' : label(offset);
+    if (c === OWNED) return named ? 'theirs' : `${label(offset)}'s`;
+    return named ? 'their' : `${label(offset)}'s`;
+  });
 }
+
+// Placeholders of toThirdPerson for "my", "mine" and "me" (S, NUL, is the subject "I").
+const POSSESSIVE = '\u0001';
+const OWNED = '\u0002';
+const OBJECT = '\u0003';
 
 /** "Lost my job" -> "I lost my job"; "Researching agencies" -> "I am researching agencies". */
 function prefixDroppedSubject(text: string, a: Analysis): string {

@@ -56,6 +56,8 @@ const CUES: Cue[] = [
   cue(/\s(?:is|was|am) (?:an? )?(?:big |huge |massive |total )?fan of\s+/gi, 'fan_of'),
   // "is a bit tired", "is a huge part of" say nothing about what the subject is.
   cue(/\s(?:is|was) (?:an?)\s+(?!(?:\w+ )?(?:fan|part|bit|lot|kind|sort|way|little|great|good|nice|huge|big)\b)/gi, 'is_a'),
+  // "Priya Raman is our tech lead": who holds a role (workers/extract/prepare.ts makes a role holder a person).
+  cue(/\s(?:is|was|became|has become) (?:our|my|the|their|his|her|your) (?:new |current |acting )?(?=[a-z])/g, 'is'),
   cue(/(?:决定|选择)(?:使用|采用|用)/g, 'decided_to_use'),
   cue(/住在/g, 'lives_in', 'place'),
   cue(/(?:使用|采用)/g, 'uses'),

@@ -1,0 +1,79 @@
+/**
+ * The package as a user installs it: `npm pack` makes a tarball of the compiled build, which installs
+ * in a scratch folder without dev dependencies (no TypeScript, no tsx) and starts from the compiled
+ * build: ready, an event stored and recalled, SIGTERM ends it with exit 0.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildIsCurrent } from '../bin/build-state.js';
+import { freePort, ROOT, waitReady, type MemloomProcess } from './support/process.js';
+
+const run = promisify(execFile);
+let scratch = '';
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('installs without dev dependencies and starts from its compiled build', async () => {
+    scratch = await mkdtemp(path.join(os.tmpdir(), 'memloom-pack-'));
+    // npm test builds first (pretest); packing without scripts does not rebuild dist/ under the
+    // other test files' running processes.
+    if (!buildIsCurrent(new URL(`file://${ROOT}/`))) await run(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT });
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const files = (info?.files ?? []).map((f) => f.path);
+    expect(files).toContain('dist/server/apps/cli/main.js');
+    expect(files).toContain('dist/server/BUILD_STAMP');
+    expect(files.some((f) => f.startsWith('prisma/migrations/'))).toBe(true);
+    expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+
+    const app = path.join(scratch, 'app');
+    await run('mkdir', ['-p', app]);
+    await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'scratch', private: true }));
+    await run('npm', ['install', path.join(scratch, info?.filename ?? ''), '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: app,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(existsSync(path.join(app, 'node_modules/tsx'))).toBe(false);
+    expect(existsSync(path.join(app, 'node_modules/typescript'))).toBe(false);
+
+    const port = await freePort();
+    const child = spawn(path.join(app, 'node_modules/.bin/memloom'), ['start'], {
+      cwd: app,
+      env: { ...process.env, MEMLOOM_HOME: path.join(scratch, 'home'), EVENTS_DIR: path.join(scratch, 'events'), PORT: String(port), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const p: MemloomProcess = { child, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+    try {
+      await waitReady(p, 180_000);
+      const sent = await fetch(`${p.url}/v1/events?wait=searchable`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user_id: 'pack', content: 'The installed package keeps its notes in SQLite.' }),
+      });
+      expect(((await sent.json()) as { searchable: boolean }).searchable).toBe(true);
+      const recall = await fetch(`${p.url}/v1/recall`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user_id: 'pack', query: 'Where does the installed package keep its notes?' }),
+      });
+      const body = (await recall.json()) as { results: Array<{ content: string }> };
+      expect(body.results[0]?.content).toMatch(/SQLite/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, out.slice(-2000)).toEqual({ code: 0, signal: null });
+  }, 600_000);
+});
