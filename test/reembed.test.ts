@@ -219,6 +219,26 @@ describe('the scheduled reembed task', () => {
   }, 90_000);
 });
 
+describe('a change of dimensions', () => {
+  it('leaves the rows of the old dimensions out of vector search until reembed gives them the new ones', async () => {
+    const m = await startTestMemloom({ home, env: { EMBEDDINGS_DIMENSIONS: '256' } });
+    try {
+      expect((await getJson(`${m.url}/v1/stats`)).body.vectors.other_model).toBe(before.chunks + before.memories + before.entities);
+      expect(await vectorHits(m, 'We decided to use Redis for service number 1')).toEqual({ chunks: [], memories: [], global: [], neighbours: [] });
+      const result = await reembed(m.deps);
+      expect(result.reembedded).toEqual(before);
+      const dims = await sql<{ d: number }>(
+        m.deps.db,
+        'SELECT DISTINCT embedding_dims AS d FROM chunks UNION SELECT embedding_dims FROM memories UNION SELECT embedding_dims FROM entities',
+      );
+      expect(dims).toEqual([{ d: 256 }]);
+      expect((await vectorHits(m, 'We decided to use Redis for service number 1')).chunks.length).toBe(10);
+    } finally {
+      await m.close();
+    }
+  }, 90_000);
+});
+
 /** Server suite: the database startTestMemloom keeps for this home. */
 async function serverUrl(): Promise<string> {
   const m = await startTestMemloom({ home, env: newEnv, roles: { api: false } });
