@@ -30,6 +30,7 @@ const SERVER_FILES = [
   'test/context.test.ts',
   'test/graph-scope.test.ts',
   'test/graph-scope-migration.test.ts',
+  'test/reembed.test.ts',
 ];
 
 const project = (queues: 'redis' | 'postgres') => ({

@@ -158,7 +158,9 @@ async function breakdown(deps: Deps, v: Vocabulary, samples: number): Promise<Re
     const scope = { userId: USERS[Math.floor(r() * USERS.length)] };
     const { vectors } = await timed('embed', () => deps.providers.embeddings.embed([text], 'query'));
     const vec = vectors[0] as number[];
-    const a = await timed('vector', () => run((tx) => vectorSearch(tx, 'memories', scope, vec, deps.providers.embeddings.dimensions, 40)));
+    const a = await timed('vector', () =>
+      run((tx) => vectorSearch(tx, 'memories', scope, vec, { model: deps.providers.embeddings.model, dims: deps.providers.embeddings.dimensions }, 40)),
+    );
     const b = await timed('keyword', () => run((tx) => keywordSearch(tx, 'memories', scope, ftsQuery(text).join(' '), 40)));
     const c = await timed('entity_graph', () =>
       run(async (tx) => {
@@ -207,7 +209,7 @@ async function explain(deps: Deps, v: Vocabulary): Promise<void> {
       },
     } as unknown as Queryable;
     const terms = ftsQuery(text);
-    await vectorSearch(explaining, 'memories', scope, vec, deps.providers.embeddings.dimensions, 40);
+    await vectorSearch(explaining, 'memories', scope, vec, { model: deps.providers.embeddings.model, dims: deps.providers.embeddings.dimensions }, 40);
     await keywordSearch(explaining, 'memories', scope, terms.join(' '), 40);
     const named = await entitiesInQuery(explaining, ` ${normalizeText(text)} `, terms, 10, scope);
     const hops = named.length > 0 ? await neighbourEntities(explaining, named, 2, 50) : new Map<string, number>();

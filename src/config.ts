@@ -215,6 +215,8 @@ export const ConfigSchema = z.object({
   /** Decisions and insights at or above this importance are never archived. */
   DECAY_IMPORTANCE_FLOOR: int(7, 1, 10),
   BRIEFING_INTERVAL_MS: int(3_600_000, 100),
+  /** Interval of the reembed task: each tick re-embeds one batch of rows whose vectors are of another model (after a model change). */
+  REEMBED_INTERVAL_MS: int(60_000, 100),
   BRIEFING_MAX_TOKENS: int(1_500, 100),
   PRETTY_LOGS: bool(false),
 });

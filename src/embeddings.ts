@@ -77,7 +77,7 @@ async function embedStep(db: Db, tenantId: string, embeddings: EmbeddingProvider
   const vectors = new Map<string, number[]>();
   try {
     if (owned.size > 0) {
-      const cached = await withTenant(db, tenantId, (tx) => getCachedVectors(tx, embeddings.model, [...owned.keys()]));
+      const cached = await withTenant(db, tenantId, (tx) => getCachedVectors(tx, embeddings.model, [...owned.keys()], embeddings.dimensions));
       const missing = [...owned].filter(([h]) => !cached.has(h));
       if (missing.length > 0) {
         const { vectors: fresh } = await embeddings.embed(

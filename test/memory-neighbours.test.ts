@@ -59,7 +59,7 @@ describe('nearest memories of a user scope', () => {
     ] as const) {
       const found = await withTenant(m.deps.db, TENANT, async (tx) => {
         const ids = (await tx.query<{ id: string }>('SELECT id FROM memories WHERE user_id IS NOT DISTINCT FROM $1', [userId])).rows.map((r) => r.id);
-        return { ids, near: await nearestMemoriesBatch(tx, { userId }, queries, dimensions, 2, exactMax) };
+        return { ids, near: await nearestMemoriesBatch(tx, { userId }, queries, { model, dims: dimensions }, 2, exactMax) };
       });
       expect(found.ids).toHaveLength(3);
       const [first, second] = found.near.map((list) => [...list].sort((a, b) => b.similarity - a.similarity));
@@ -78,7 +78,13 @@ describe('nearest memories of a user scope', () => {
   it('answers an empty scope with no neighbours', async () => {
     const [v] = await embed(['Nobody has said anything yet']);
     const near = await withTenant(m.deps.db, TENANT, (tx) =>
-      nearestMemoriesBatch(tx, { userId: 'nb-nobody' }, [{ vector: v as number[], hash: 'h' }], m.deps.providers.embeddings.dimensions, 2),
+      nearestMemoriesBatch(
+        tx,
+        { userId: 'nb-nobody' },
+        [{ vector: v as number[], hash: 'h' }],
+        { model: m.deps.providers.embeddings.model, dims: m.deps.providers.embeddings.dimensions },
+        2,
+      ),
     );
     expect(near).toEqual([[]]);
   });

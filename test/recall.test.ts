@@ -227,7 +227,7 @@ describe('recall', () => {
     const dims = m.deps.providers.embeddings.dimensions;
     const [q] = (await m.deps.providers.embeddings.embed(['which database and cache did we choose'], 'query')).vectors as [number[]];
     const { hits, rows } = await withTenant(m.deps.db, 'default', async (tx) => ({
-      hits: await vectorSearch(tx, 'memories', { userId: 'alice' }, q, dims, 3),
+      hits: await vectorSearch(tx, 'memories', { userId: 'alice' }, q, { model: m.deps.providers.embeddings.model, dims }, 3),
       rows: (
         await tx.query<{ id: string; v: string }>(
           `SELECT id, embedding::text AS v FROM memories WHERE user_id = 'alice' AND status = 'active' AND embedding_dims = $1`,

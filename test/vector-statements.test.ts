@@ -46,7 +46,7 @@ describe('more vectors than one statement takes', () => {
   it('finds neighbours for that many query vectors, one list per query', async () => {
     const queries = Array.from({ length: n }, (_, i) => ({ vector: vector(i), hash: `h${i}` }));
     const found = await withTenant(m.deps.db, TENANT, (tx) =>
-      nearestMemoriesBatch(tx, { userId: 'nobody' }, queries, m.deps.providers.embeddings.dimensions, 5),
+      nearestMemoriesBatch(tx, { userId: 'nobody' }, queries, { model: m.deps.providers.embeddings.model, dims: m.deps.providers.embeddings.dimensions }, 5),
     );
     expect(found).toHaveLength(n);
   });
@@ -62,5 +62,17 @@ describe('more vectors than one statement takes', () => {
       ),
     );
     expect(cached.size).toBe(n);
+  });
+
+  it('answers a cached vector only at the dimensions asked, and replaces an entry of other dimensions', async () => {
+    const get = (dims: number) => withTenant(m.deps.db, TENANT, (tx) => getCachedVectors(tx, 'dims-model', ['t'], dims));
+    const put = (vector: number[]) => withTenant(m.deps.db, TENANT, (tx) => putCachedVectors(tx, 'dims-model', [{ hash: 't', vector }]));
+    await put([1, 0, 0]);
+    expect((await get(3)).get('t')).toEqual([1, 0, 0]);
+    // The model's dimensions changed (EMBEDDINGS_DIMENSIONS): the old vector is not an answer.
+    expect((await get(4)).size).toBe(0);
+    await put([0, 1, 0, 0]);
+    expect((await get(4)).get('t')).toEqual([0, 1, 0, 0]);
+    expect((await get(3)).size).toBe(0);
   });
 });

@@ -145,6 +145,16 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/doctor.js')).doctorCommand,
   },
   {
+    name: 'reembed',
+    summary: 're-embeds rows whose vectors are of another model than the configured one, resumable',
+    flags: {
+      batch: str('N', 'texts per provider call and transaction, 1-5000 (default 256)'),
+      tenant: str('T', 'only this tenant (default every tenant)'),
+    },
+    details: 'Opens the database directly; in embedded mode stop the running memloom first (its scheduled reembed task does the same in the background).',
+    load: async () => (await import('./commands/reembed.js')).reembedCommand,
+  },
+  {
     name: 'retry',
     summary: 'failed jobs back to waiting; their dead letters marked retried',
     args: '--queue Q | --all',

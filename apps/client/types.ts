@@ -72,6 +72,11 @@ export interface RecallAnswer {
   match: 'strong' | 'weak' | 'none';
   results: RecallResult[];
   took_ms: number;
+  /**
+   * Present while some chunks or memories have no vector of the configured embedding model (after
+   * a model change, until `memloom reembed`): vector search skips them, keyword search finds them.
+   */
+  vectors?: { model: string; missing: number; capped: boolean };
 }
 
 /** POST /v1/context (docs/api.md "Context block"): recall's scope, a token budget and a format. */

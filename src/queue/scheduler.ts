@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Deps } from '../deps.js';
 
 /** Periodic maintenance tasks; each is one BullMQ job scheduler, so one tick runs once across all replicas. */
-export const MAINTENANCE_TASKS = ['requeue', 'ttl-sweep', 'decay', 'dream-triggers', 'briefing'] as const;
+export const MAINTENANCE_TASKS = ['requeue', 'ttl-sweep', 'decay', 'dream-triggers', 'briefing', 'reembed'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export interface RunningScheduler {
@@ -17,6 +17,7 @@ export function scheduleIntervals(deps: Deps): Record<MaintenanceTask, number> {
     decay: c.DECAY_INTERVAL_MS,
     'dream-triggers': c.DREAM_CHECK_INTERVAL_MS,
     briefing: c.BRIEFING_INTERVAL_MS,
+    reembed: c.REEMBED_INTERVAL_MS,
   };
 }
 

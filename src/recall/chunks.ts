@@ -28,7 +28,7 @@ export const candidates = (limit: number) => Math.max(40, limit * 4);
 export async function chunkCandidates(ctx: RecallContext, k: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<Candidate[]> {
   const stats: { weights?: TermWeight[] } = {};
   const [vector, keyword] = await Promise.all([
-    retrievers === 'keyword' ? [] : ctx.run((tx) => vectorSearch(tx, 'chunks', ctx.scope, ctx.vector, ctx.dims, k)),
+    retrievers === 'keyword' ? [] : ctx.run((tx) => vectorSearch(tx, 'chunks', ctx.scope, ctx.vector, ctx.space, k)),
     retrievers === 'vector' ? [] : ctx.run((tx) => keywordSearch(tx, 'chunks', ctx.scope, ctx.queryDoc, k, SESSION_WEIGHT, { stats })),
   ]);
   const focus = focusWeights(ctx.terms, stats.weights ?? []);

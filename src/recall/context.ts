@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { withTenant, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import type { RecallScope } from '../db/sql/recall-filters.js';
+import type { VectorSpace } from '../db/sql/vector.js';
 import { ftsQuery, normalizeText } from '../domain/text.js';
 import { asksAboutTime, queryWords } from '../domain/query-intent.js';
 import { runInGateScope } from '../providers/gate-scope.js';
@@ -22,7 +23,8 @@ export interface RecallContext {
   asksAboutTime: boolean;
   normalizedQuery: string;
   vector: number[];
-  dims: number;
+  /** The query vector's model and dimensions: vector retrievers compare rows of this space only. */
+  space: VectorSpace;
   now: Date;
   /** HNSW scan settings that `run` applies (setVectorSearch) before `fn`. */
   vectorSearch: { iterative: boolean; efSearch: number };
@@ -72,7 +74,7 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
     asksAboutTime: asksAboutTime(input.query),
     normalizedQuery: ` ${normalizeText(input.query)} `,
     vector: vectors[0] as number[],
-    dims: embeddings.dimensions,
+    space: { model: embeddings.model, dims: embeddings.dimensions },
     now: input.as_of ? new Date(input.as_of) : new Date(),
     vectorSearch: { iterative, efSearch: ef },
     run: (fn) =>

@@ -9,6 +9,7 @@ import { recallGraph } from './graph.js';
 import { memoryCandidates, recallMemories } from './memories.js';
 import { rankWithFloor, type Candidate, type Ranked } from './rank.js';
 import type { Match, RecallInput, RecallResult } from './schema.js';
+import { VECTORS_MISSING_CAP, vectorsMissing } from './vectors-missing.js';
 
 export interface RecallAnswer {
   recall_id: string;
@@ -16,6 +17,13 @@ export interface RecallAnswer {
   match: Match;
   results: RecallResult[];
   took_ms: number;
+  /**
+   * Present when some chunks or memories of the tenant have no vector of the configured model yet
+   * (after a model change, until `memloom reembed` or the `reembed` task): the vector retriever
+   * does not compare them; keyword and entity retrievers still find them. `missing` is counted up
+   * to VECTORS_MISSING_CAP and may lag by a minute.
+   */
+  vectors?: { model: string; missing: number; capped: boolean };
 }
 
 /**
@@ -56,8 +64,9 @@ export async function recallWith(
   opts: RecallOptions = {},
 ): Promise<RecallAnswer> {
   const started = performance.now();
-  // Outside any transaction: the query embedding may be a provider call.
-  const ctx = await recallContext(deps, tenantId, input);
+  // Outside any transaction: the query embedding may be a provider call; the count of rows of
+  // another model is cached (vectors-missing.ts) and, when taken, runs in its own short transaction.
+  const [ctx, missing] = await Promise.all([recallContext(deps, tenantId, input), vectorsMissing(deps, tenantId, spaceOf(deps))]);
   const finish = async (tx: Queryable, { results, match }: Ranked): Promise<RecallAnswer> => {
     const tookMs = Math.round((performance.now() - started) * 100) / 100;
     const recallId = await recordRecall(tx, {
@@ -90,7 +99,12 @@ export async function recallWith(
     answer = await withTenant(deps.db, tenantId, (tx) => finish(tx, results));
   }
   onAccess?.(answer.results.filter((r) => r.type === 'memory').map((r) => r.id));
+  if (missing > 0) answer.vectors = { model: ctx.space.model, missing, capped: missing >= VECTORS_MISSING_CAP };
   return answer;
+}
+
+function spaceOf(deps: Deps): { model: string; dims: number } {
+  return { model: deps.providers.embeddings.model, dims: deps.providers.embeddings.dimensions };
 }
 
 async function retrieve(ctx: RecallContext): Promise<Ranked> {

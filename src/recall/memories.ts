@@ -18,7 +18,7 @@ import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js
 export async function memoryCandidates(ctx: RecallContext, k: number): Promise<Candidate[]> {
   const stats: { weights?: TermWeight[] } = {};
   const [vector, keyword, linked] = await Promise.all([
-    ctx.run((tx) => vectorSearch(tx, 'memories', ctx.scope, ctx.vector, ctx.dims, k)),
+    ctx.run((tx) => vectorSearch(tx, 'memories', ctx.scope, ctx.vector, ctx.space, k)),
     ctx.run((tx) => keywordSearch(tx, 'memories', ctx.scope, ctx.queryDoc, k, 0, { stats })),
     ctx.run(async (tx) => {
       const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10, ctx.scope);

@@ -85,7 +85,7 @@ async function readBatch(deps: Deps, tenantId: string, userId: string, cursor: C
       tx,
       { userId: userId === '' ? null : userId },
       queried.map((r) => ({ vector: r.vector as number[], hash: r.content_hash })),
-      dims,
+      { model, dims },
       DREAM_NEIGHBOURS,
     ),
   );

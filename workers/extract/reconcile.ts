@@ -152,7 +152,7 @@ export async function adviseReconcile(
   const { model, dimensions } = deps.providers.embeddings;
   const queries = units.map((m, i) => ({ vector: vectors[i] as number[], hash: m.hash }));
   const [existing, slotted] = await withTenant(deps.db, tenantId, async (tx) => [
-    await nearestMemoriesBatch(tx, { userId: scope.user_id }, queries, dimensions, NEIGHBOURS),
+    await nearestMemoriesBatch(tx, { userId: scope.user_id }, queries, { model, dims: dimensions }, NEIGHBOURS),
     await slotCandidatesBatch(
       tx,
       { userId: scope.user_id },

@@ -98,7 +98,7 @@ export async function writeExtraction(
       tx,
       { userId: scope.user_id },
       p.memories.map((m, i) => ({ vector: vectors.memories[i] as number[], hash: m.hash })),
-      dims,
+      { model, dims },
       NEIGHBOURS,
     )
   ).map((list) => list.map((n) => (n.subject_entity_id === null ? { ...n, subject_entity_id: SPEAKER } : n)));

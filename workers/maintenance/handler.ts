@@ -1,4 +1,5 @@
 import { defineStage } from '../../src/queue/stage.js';
+import { reembedTick } from '../../src/reembed/index.js';
 import { enqueueBriefings } from './briefing-tick.js';
 import { enqueueDueDreams } from './dream-triggers.js';
 import { refreshDecay, sweepExpired } from './lifecycle.js';
@@ -32,6 +33,14 @@ export const maintenance = defineStage({
         return enqueueDueDreams(deps);
       case 'briefing':
         return enqueueBriefings(deps);
+      case 'reembed': {
+        // After a model change: one bounded batch per tick (under the provider's gate), until no
+        // row of another model is left; `memloom reembed` does the same in one run.
+        const result = await reembedTick(deps);
+        const n = result.reembedded.chunks + result.reembedded.memories + result.reembedded.entities;
+        if (n > 0) log.info({ ...result.reembedded, model: deps.providers.embeddings.model }, 'rows re-embedded');
+        return result;
+      }
     }
   },
 });

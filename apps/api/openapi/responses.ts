@@ -64,6 +64,12 @@ export const RecallAnswer = z.object({
   match: z.enum(['strong', 'weak', 'none']).describe('how well anything stored matched, from absolute signals; none: nothing relevant is stored'),
   results: z.array(RecallResult),
   took_ms: z.number(),
+  vectors: z
+    .object({ model: z.string(), missing: z.number().int(), capped: z.boolean() })
+    .optional()
+    .describe(
+      'present when some chunks or memories have no vector of the configured model yet (after a model change, until memloom reembed): vector search skips them, keyword search still finds them; missing is counted up to 10,000 (capped) and may lag by a minute',
+    ),
 });
 
 const ContextItem = z.object({
@@ -96,6 +102,14 @@ export const StatsAnswer = z.object({
   objects: z.record(z.string(), z.number().int()),
   queues: z.record(z.string(), QueueCounts),
   pending_events: z.number().int().describe('stored events some stage has not finished; 0 means everything is recallable'),
+  vectors: z
+    .object({
+      model: z.string().describe('the configured embedding model'),
+      dims: z.number().int(),
+      by_model: z.array(z.object({ table: z.enum(['chunks', 'memories', 'entities']), model: z.string(), dims: z.number().int(), rows: z.number().int() })),
+      other_model: z.number().int().describe('rows whose vector is of another model: vector search skips them until memloom reembed'),
+    })
+    .describe('stored vectors per table and embedding model'),
 });
 
 export const ForgetAnswer = z.looseObject({

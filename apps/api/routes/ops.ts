@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../src/deps.js';
 import { withTenant } from '../../../src/db/pool.js';
+import { vectorsByModel } from '../../../src/db/sql/reembed.js';
 import { countObjects } from '../../../src/db/sql/stats.js';
 
 export interface Readiness {
@@ -30,8 +31,14 @@ export function opsRoutes(app: FastifyInstance, deps: Deps, readiness: Readiness
       (counts) => ({ counts }),
       () => ({ counts: {} }),
     );
-    const [{ objects, pending_events }, queues] = await Promise.all([withTenant(deps.db, req.tenantId, (tx) => countObjects(tx)), queueCounts]);
-    return { objects, queues: queues.counts, pending_events, ...(Object.keys(queues.counts).length === 0 ? { queues_unavailable: true } : {}) };
+    const [{ objects, pending_events, byModel }, queues] = await Promise.all([
+      withTenant(deps.db, req.tenantId, async (tx) => ({ ...(await countObjects(tx)), byModel: await vectorsByModel(tx) })),
+      queueCounts,
+    ]);
+    const { model, dimensions: dims } = deps.providers.embeddings;
+    const otherModel = byModel.filter((r) => r.model !== model || r.dims !== dims).reduce((n, r) => n + r.rows, 0);
+    const vectors = { model, dims, by_model: byModel, other_model: otherModel };
+    return { objects, queues: queues.counts, pending_events, vectors, ...(Object.keys(queues.counts).length === 0 ? { queues_unavailable: true } : {}) };
   });
 }
 

@@ -46,6 +46,15 @@ export async function recallCommand(
 }
 
 export function formatAnswer(a: RecallAnswer): string {
+  return (
+    formatResults(a) +
+    (a.vectors
+      ? `(${a.vectors.missing}${a.vectors.capped ? '+' : ''} rows have no vector of ${a.vectors.model} yet: vector search skips them until memloom reembed)\n`
+      : '')
+  );
+}
+
+function formatResults(a: RecallAnswer): string {
   if (a.results.length === 0) return `nothing is stored about that (match: ${a.match ?? 'none'}; recall ${a.recall_id}, ${a.took_ms} ms)\n`;
   const lines = a.results.map((r, i) => {
     const what = r.type === 'memory' ? (r.kind ?? 'memory') : r.type;

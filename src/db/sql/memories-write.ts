@@ -1,7 +1,7 @@
 import type { Slot } from '../../domain/slots.js';
 import type { Queryable } from '../pool.js';
 import { EXACT_SCAN_MAX, setVectorSearch } from './recall.js';
-import { MAX_VECTORS_PER_STATEMENT, vectorList, vectorParam } from './vector.js';
+import { MAX_VECTORS_PER_STATEMENT, vectorList, vectorParam, type VectorSpace } from './vector.js';
 
 export interface MemoryNeighbour {
   id: string;
@@ -29,12 +29,14 @@ export interface MemoryNeighbour {
  * a larger scope walks the HNSW graph, which holds every user's memories, with iterative scans on
  * so that filtering to one user does not starve it. The exact path reads the user's rows once for
  * all units and computes each distance once (20 units over 442 memories: 33 → 21 ms).
+ * Only memories of the queries' model (`space`) are compared; the exact content-hash match holds
+ * whatever model a row's vector has.
  */
 export async function nearestMemoriesBatch(
   tx: Queryable,
   scope: { userId: string | null },
   queries: Array<{ vector: number[]; hash: string }>,
-  dims: number,
+  space: VectorSpace,
   limit: number,
   exactMax = EXACT_SCAN_MAX,
 ): Promise<MemoryNeighbour[][]> {
@@ -42,13 +44,14 @@ export async function nearestMemoriesBatch(
   if (queries.length > MAX_VECTORS_PER_STATEMENT) {
     const out: MemoryNeighbour[][] = [];
     for (let i = 0; i < queries.length; i += MAX_VECTORS_PER_STATEMENT)
-      out.push(...(await nearestMemoriesBatch(tx, scope, queries.slice(i, i + MAX_VECTORS_PER_STATEMENT), dims, limit, exactMax)));
+      out.push(...(await nearestMemoriesBatch(tx, scope, queries.slice(i, i + MAX_VECTORS_PER_STATEMENT), space, limit, exactMax)));
     return out;
   }
   // `user_id = $1` (or IS NULL), not IS NOT DISTINCT FROM: only these reach the scope index, the
   // other scans every active memory of the tenant.
   const user = scope.userId === null ? 'user_id IS NULL AND $1::text IS NULL' : 'user_id = $1';
-  const params: unknown[] = [scope.userId, queries.map((q) => q.hash), limit];
+  const dims = space.dims;
+  const params: unknown[] = [scope.userId, queries.map((q) => q.hash), limit, space.model];
   const vectors = vectorList(
     params,
     queries.map((q) => q.vector),
@@ -63,7 +66,7 @@ export async function nearestMemoriesBatch(
   // nothing (the `small` test is a one-time filter, so its distances are never computed).
   const { rows } = await tx.query<MemoryNeighbour & { i: number }>(
     `WITH ${queryVectors},
-       pool AS MATERIALIZED (SELECT ${columns}, embedding FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user} LIMIT ${exactMax + 1}),
+       pool AS MATERIALIZED (SELECT ${columns}, embedding FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND embedding_model = $4 AND ${user} LIMIT ${exactMax + 1}),
        small AS MATERIALIZED (SELECT count(*) <= ${exactMax} AS ok FROM pool)
      SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
        SELECT ${columns}, 1 - d AS similarity FROM (SELECT ${columns}, p.embedding <=> q.v AS d FROM pool p WHERE (SELECT ok FROM small) OFFSET 0) s ORDER BY d LIMIT $3) n
@@ -75,8 +78,8 @@ export async function nearestMemoriesBatch(
   // memories) is walked with iterative scans on, so that filtering to one user does not starve it.
   if (rows.length === 0) {
     const { rows: size } = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user} LIMIT $2) s`,
-      [scope.userId, exactMax + 1],
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND embedding_model = $3 AND ${user} LIMIT $2) s`,
+      [scope.userId, exactMax + 1, space.model],
     );
     if ((size[0]?.n ?? 0) <= exactMax) return queries.map(() => []);
     await setVectorSearch(tx, true, Math.max(200, 8 * limit));
@@ -87,7 +90,7 @@ export async function nearestMemoriesBatch(
           `WITH ${queryVectors}
            SELECT q.i, n.* FROM q CROSS JOIN LATERAL (
              SELECT ${columns}, 1 - (embedding::vector(${dims}) <=> q.v) AS similarity
-             FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND ${user}
+             FROM memories WHERE status = 'active' AND embedding_dims = ${dims} AND embedding_model = $4 AND ${user}
              ORDER BY embedding::vector(${dims}) <=> q.v LIMIT $3) n
            UNION
            SELECT q.i, ${of('m')}, 1.0

@@ -1,6 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { Params, chunkConditions, memoryConditions, tsqueryOf, where, type RecallScope } from './recall-filters.js';
-import { vectorParam } from './vector.js';
+import { vectorParam, type VectorSpace } from './vector.js';
 
 export interface Hit {
   id: string;
@@ -32,12 +32,16 @@ export const EXACT_SCAN_MAX = 5000;
  * triggers: every chunk, active memories; an upper bound of the filtered scope), and the unused
  * branch is skipped by its one-time filter. With `includeHistory` (memories beyond the active
  * ones) the scope is counted instead.
+ * Only rows of the query's model are compared (`space`): rows of another model (before
+ * `memloom reembed`) are left to the keyword retrievers. The model is one more filter inside the
+ * partial HNSW index of the dimension (iterative scans skip the other model's rows).
  */
-export async function vectorSearch(tx: Queryable, table: Table, f: RecallScope, vector: number[], dims: number, k: number): Promise<Hit[]> {
+export async function vectorSearch(tx: Queryable, table: Table, f: RecallScope, vector: number[], space: VectorSpace, k: number): Promise<Hit[]> {
   const p = new Params();
   const q = p.add(vectorParam(vector));
   const a = alias(table);
-  const c = where([`${a}.embedding_dims = ${dims}`, ...conditions(table, f, p)]);
+  const dims = space.dims;
+  const c = where([`${a}.embedding_dims = ${dims}`, `${a}.embedding_model = ${p.add(space.model)}`, ...conditions(table, f, p)]);
   const exactDistance = `${a}.embedding <=> ${q}::vector`;
   // The HNSW index is on the expression embedding::vector(dims); ordering by the uncast column
   // does not match it, so the planner scores the scope's rows (through the scope index) instead.

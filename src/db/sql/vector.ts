@@ -1,5 +1,14 @@
 import { MemloomError } from '../../errors.js';
 
+/**
+ * The vectors one model makes: a comparison reads only rows whose embedding_model and
+ * embedding_dims are these (a vector of another model is not comparable, even at equal dimensions).
+ */
+export interface VectorSpace {
+  model: string;
+  dims: number;
+}
+
 /** pgvector text format: '[1,2,3]'. Shortest round-trip float formatting keeps vectors exact. */
 export function toVectorSql(v: readonly number[]): string {
   return `[${v.join(',')}]`;
