@@ -65,7 +65,14 @@ beforeAll(async () => {
       { type: 'document' },
     ),
   ]);
-  await send([msg('d2', day(9), 'We moved the desktop client from Postgres to SQLite, the installer was too big.')]);
+  const noa = (at: string, content: string) => ({ ...msg('n1', at, content), user_id: 'noa' });
+  await send([
+    msg('d2', day(9), 'We moved the desktop client from Postgres to SQLite, the installer was too big.'),
+    noa(day(3, 9), 'Priya Raman is our tech lead and reviews every schema change.'),
+    noa(day(3, 10), 'I prefer short answers with code first.'),
+    noa(day(3, 11), 'Our retry helper is retryWithBackoff in utils.ts.'),
+    noa(day(3, 12), 'Priya said we should test everything with pytest.'),
+  ]);
 }, 400_000);
 afterAll(async () => m?.close());
 
@@ -132,6 +139,12 @@ describe('POST /v1/context', () => {
     expect(doc).toBeDefined();
     const points = (doc?.text.match(/Point \d+:/g) ?? []) as string[];
     expect(new Set(points).size).toBe(points.length);
+  });
+
+  it('leaves out what only shares a session with the answer, however much budget is left', async () => {
+    const a = await context({ user_id: 'noa', query: 'Who is Priya?', budget_tokens: 2000 });
+    expect(a.context).toMatch(/Priya Raman is our tech lead/);
+    expect(a.context).not.toMatch(/short answers|retryWithBackoff/);
   });
 
   it('answers an empty block with match "none" for something never said', async () => {

@@ -23,6 +23,15 @@ export function recallLimits(budget: number): { chunks: number; memories: number
 const day = (iso: string) => iso.slice(0, 10);
 
 /**
+ * The least relevance (scaled so the query's best candidate has 1) an item needs to enter the
+ * block. A chunk's key holds words of its session's other turns, so on a short history every turn
+ * of a session "covers" a question about one of them; below a fifth of the best candidate's
+ * relevance they are padding, not context ("I prefer short answers" for "Who is Priya?").
+ */
+export const CONTEXT_MIN_RELEVANCE = 0.2;
+const relevantEnough = (r: RecallResult) => (r.scores.relevance ?? 1) >= CONTEXT_MIN_RELEVANCE;
+
+/**
  * POST /v1/context: one recall (memories and evidence chunks side by side, each with its own floor,
  * one query embedding, one logged recall), then the block: current memories first, then the
  * evidence by rank, each dated with its source id; what no longer holds is marked with what
@@ -41,8 +50,8 @@ export async function buildContext(deps: Deps, tenantId: string, input: ContextI
     recallInput,
     async (ctx) => {
       const [m, c] = await Promise.all([recallMemories(ctx, limits.memories), recallChunks(ctx, limits.chunks)]);
-      memories = m.results;
-      chunks = c.results;
+      memories = m.results.filter(relevantEnough);
+      chunks = c.results.filter(relevantEnough);
       return { results: [...m.results, ...c.results], match: better(m.match, c.match) };
     },
     onAccess,
