@@ -187,3 +187,27 @@ export const ABOUT_SYNONYMS: ReadonlyMap<string, string> = new Map(
     cadenc: 'sprint',
   }),
 );
+
+/** Words of change, time-of-statement and decision: they say that something changed, not what. */
+export const CHANGE_WORDS = new Set(
+  `switch switched switching switches moved move moving moves migrate migrated migrating migrates changed change changing changes replaced
+  replace replacing replaces swapped swap swapping ditched ditch upgraded upgrade upgrading downgraded downgrade bumped bump updated update
+  shifted shift pushed push slipped slip postponed postpone delayed delay rescheduled reschedule cut reduced reduce raised raise increased
+  increase lowered lower dropped drop renamed rename promoted promote converted convert transitioned transition now anymore longer instead
+  new newly old current currently today recently finally actually officially also still back forward going gone decided decide decision chose
+  choose chosen agreed agree picked pick opted settled went go goes starting started start stopped stop quit gave give rid took take taking
+  over from onwards nowadays days these effective immediately week month year last next ago since yet already just really tomorrow
+  tonight yesterday morning first news update heads context fyi left leaving leave relocate relocated relocating relocation quarter weekend quits quitting decommissioned decommission deprecated retired removed
+  cancelled canceled shut sunset sunsetted discontinued abandoned killed extended extend phew ugh yay woohoo yikes oof became become experimenting experiment trying`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+/** Verbs that carry no attribute of their own ("we use X", "X has Y"). */
+export const GENERIC_WORDS = new Set(
+  `use used uses using have has had having get got gets do does did done make makes made run runs running ran set put keep keeps kept
+  be is are was were been being am say says said think thinks know knows want wants need needs like likes liked love loves loved prefer
+  prefers preferred enjoy enjoys hate hates dislike dislikes fan into thing things stuff one way lot bit kind sort pretty quite very talk talks
+  talked write writes wrote written call calls called named version turns turned out date dates time times day days due live lives lived living based located reside resides long usual usually always normally`
+    .split(/\s+/)
+    .filter(Boolean),
+);

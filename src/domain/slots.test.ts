@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changesState, readSlot, relate, slotKeys, slotKeyText, type SlotRelation } from './slots.js';
+import { relate } from './slot-relate.js';
+import { changesState, readSlot, slotKeys, slotKeyText, type SlotRelation } from './slots.js';
 
 /** Older statement, newer statement, how the newer relates to the older. */
 const PAIRS: Array<[string, string, SlotRelation]> = [

@@ -4,8 +4,9 @@
  *
  * "For the desktop app we use Postgres as the local database" reads as about {desktop, app,
  * local, database}, value {postgres} (a database); "we moved the desktop client from Postgres to
- * SQLite" as about {desktop, app}, value {sqlite}, replaces {postgres}, a change. relate() then
- * says the second replaces the first. Pure and deterministic; the extractor, PATCH corrections and
+ * SQLite" as about {desktop, app}, value {sqlite}, replaces {postgres}, a change. relate()
+ * (slot-relate.ts) then says the second replaces the first; the values are read as spans
+ * (slot-spans.ts). Pure and deterministic; the extractor, PATCH corrections and
  * the startup backfill all read slots the same way.
  *
  * Where it stops: it reads English clauses of the usual shapes (copulas, "X uses Y", change verbs,
@@ -15,8 +16,17 @@
  * beyond it: with a model configured, reconcile asks the model (workers/extract/reconcile.ts).
  */
 import type { MemoryKind } from './vocabulary.js';
-import { NUMBER_WORDS, SLOT_KINDS } from './vocabulary.js';
-import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, PERSONAL_CATEGORIES, VALUE_CATEGORIES, VALUE_NAMES, VALUE_SYNONYMS } from './slot-lexicon.js';
+import { SLOT_KINDS } from './vocabulary.js';
+import {
+  ABOUT_SYNONYMS,
+  ATTRIBUTE_WORDS,
+  CATEGORY_WORDS,
+  CHANGE_WORDS,
+  GENERIC_WORDS,
+  VALUE_CATEGORIES,
+  VALUE_SYNONYMS,
+} from './slot-lexicon.js';
+import { AMBIGUOUS_VALUES, EVERYDAY_DRINKS, lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
 import { isStopword } from './stopwords.js';
 import { ftsQuery, ftsStem } from './text.js';
 
@@ -45,15 +55,8 @@ export interface Slot {
 
 export type SlotRelation = 'same' | 'replaces' | 'unrelated';
 
-interface Span {
-  start: number;
-  end: number;
-  kind: string;
-  norm: string[];
-}
-
 const PRONOUNS = new Set(['it', 'its', 'them', 'this', 'that', 'these', 'those', 'everything', 'something', 'one', 'him', 'her']);
-const SHAPE_KINDS = new Set(['time', 'date', 'money', 'duration', 'version', 'percent', 'number', 'quantity', 'id']);
+export const SHAPE_KINDS: ReadonlySet<string> = new Set(['time', 'date', 'money', 'duration', 'version', 'percent', 'number', 'quantity', 'id']);
 const SELF = new Set([
   'i',
   'me',
@@ -74,29 +77,6 @@ const SELF = new Set([
   'everyone',
   'all',
 ]);
-/** Words of change, time-of-statement and decision: they say that something changed, not what. */
-const CHANGE_WORDS = new Set(
-  `switch switched switching switches moved move moving moves migrate migrated migrating migrates changed change changing changes replaced
-  replace replacing replaces swapped swap swapping ditched ditch upgraded upgrade upgrading downgraded downgrade bumped bump updated update
-  shifted shift pushed push slipped slip postponed postpone delayed delay rescheduled reschedule cut reduced reduce raised raise increased
-  increase lowered lower dropped drop renamed rename promoted promote converted convert transitioned transition now anymore longer instead
-  new newly old current currently today recently finally actually officially also still back forward going gone decided decide decision chose
-  choose chosen agreed agree picked pick opted settled went go goes starting started start stopped stop quit gave give rid took take taking
-  over from onwards nowadays days these effective immediately week month year last next ago since yet already just really tomorrow
-  tonight yesterday morning first news update heads context fyi left leaving leave relocate relocated relocating relocation quarter weekend quits quitting decommissioned decommission deprecated retired removed
-  cancelled canceled shut sunset sunsetted discontinued abandoned killed extended extend phew ugh yay woohoo yikes oof became become experimenting experiment trying`
-    .split(/\s+/)
-    .filter(Boolean),
-);
-/** Verbs that carry no attribute of their own ("we use X", "X has Y"). */
-const GENERIC_WORDS = new Set(
-  `use used uses using have has had having get got gets do does did done make makes made run runs running ran set put keep keeps kept
-  be is are was were been being am say says said think thinks know knows want wants need needs like likes liked love loves loved prefer
-  prefers preferred enjoy enjoys hate hates dislike dislikes fan into thing things stuff one way lot bit kind sort pretty quite very talk talks
-  talked write writes wrote written call calls called named version turns turned out date dates time times day days due live lives lived living based located reside resides long usual usually always normally`
-    .split(/\s+/)
-    .filter(Boolean),
-);
 const COPULA_RE = /\b(?:is|are|was|were|'s|’s|am|be|been|becomes?|became)\b|:/i;
 const FAVOURITE_RE = /\b(?:fav(?:e|ou?rite)?|main|primary|default|preferred|go-to|current|usual|only)\b/i;
 const PLANNED_RE = /\b(?:will|'ll|’ll|shall|going to|gonna|plan(?:s|ning)? to|intend(?:s)? to|about to|considering|thinking (?:of|about))\b/i;
@@ -197,171 +177,6 @@ const PATTERNS: Pattern[] = [
   { re: new RegExp(String.raw`\b(?:is|are|'s|’s)\s+now\s+(?:at\s+|on\s+|in\s+)?${PHRASE}${END}`, 'i'), neu: 1, old: 0 },
 ];
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTH = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
-const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-/** Lexicon values that are also everyday words: they count only when capitalised. */
-const AMBIGUOUS_VALUES = new Set(
-  `go c r mac fly edge arc monday notion signal linear render railway elastic echo gin rocket realm phoenix arch mint fish teams sh tap ava drone
-  argo neon aurora fauna spring express remix solid astro nano atom cursor helix zed shortcut tea coffee flat white semaphore lambda pulsar
-  keto paleo halal kosher crystal dart lua julia swift ruby rust java haskell elixir opera safari chrome brave pixel galaxy oracle`
-    .split(/\s+/)
-    .filter(Boolean),
-);
-const EVERYDAY_DRINKS = new Set(['tea', 'coffee', 'flat white']);
-
-/** Spans of values in `text` by shape: times, dates, money, durations, versions, percentages, numbers. */
-function shapeSpans(text: string): Span[] {
-  const out: Span[] = [];
-  const add = (re: RegExp, kind: string, norm: (m: RegExpExecArray) => string[]) => {
-    for (const m of text.matchAll(new RegExp(re.source, `${re.flags.replace('g', '')}g`))) {
-      const start = m.index ?? 0;
-      const end = start + m[0].length;
-      if (out.some((s) => start < s.end && end > s.start)) continue;
-      out.push({ start, end, kind, norm: norm(m as RegExpExecArray) });
-    }
-  };
-  add(/\b(\d{4})-(\d{2})-(\d{2})\b/, 'date', (m) => [`${m[2]}-${m[3]}`, m[1] as string]);
-  add(new RegExp(String.raw`\b${MONTH}\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?`, 'i'), 'date', (m) => dateNorm(m[1], m[2], m[3]));
-  add(new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?${MONTH}\b(?:,?\s+(\d{4}))?`, 'i'), 'date', (m) => dateNorm(m[2], m[1], m[3]));
-  add(/\b(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:a\.?m\.?|p\.?m\.?)(?![a-z])|\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?!\.\d)\b|\bnoon\b|\bmidnight\b/i, 'time', (m) => [
-    timeNorm(m[0]),
-  ]);
-  add(
-    /[$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|mm|bn|million|thousand|billion)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k|m|million|thousand|billion)?\s?(?:dollars|euros|pounds|usd|eur|gbp|bucks|chf|yen)\b/i,
-    'money',
-    (m) => [moneyNorm(m[0])],
-  );
-  add(
-    /\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|a|an|half an?)[\s-]?(minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|sprints?)\b/i,
-    'duration',
-    (m) => [`${numberOf(m[1] as string)} ${unitOf(m[2] as string)}`],
-  );
-  add(/\b(?:v|version\s+)?\d+(?:\.\d+){1,3}\b|\bv\d+\b|\bversion\s+\d+\b/i, 'version', (m) => [m[0].toLowerCase().replace(/^v(?:ersion\s+)?/, '')]);
-  add(/\b\d+(?:\.\d+)?\s?(?:k|km|kms|mi|miles?|kilomet(?:er|re)s?|kg|kgs|lbs?|pounds|gb|tb|mb|cores?|gigs?)\b/i, 'quantity', (m) => [
-    m[0].toLowerCase().replace(/\s+/g, ''),
-  ]);
-  // Identifiers with digits: "us-east-1", "m5.large", "gpt-4o".
-  add(/\b(?=[\w.-]*\d)(?=[\w.-]*[a-z])[a-z][a-z0-9]*(?:[-.][a-z0-9]+)+\b/i, 'id', (m) => [m[0].toLowerCase()]);
-  add(/\b\d+(?:\.\d+)?\s?(?:%|percent\b)/i, 'percent', (m) => [`${m[0].replace(/\s|percent/gi, '').replace('%', '')}%`]);
-  add(/\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b/i, 'date', (m) => [
-    WEEKDAYS[['mon', 'tues', 'wednes', 'thurs', 'fri', 'satur', 'sun'].indexOf((m[1] as string).toLowerCase())] as string,
-  ]);
-  add(
-    /\b(?:end of (?:the )?(?:week|month|quarter|year|sprint)|q[1-4](?:\s+\d{4})?|(?:early|mid|late)[\s-](?:january|february|march|april|may|june|july|august|september|october|november|december))\b/i,
-    'date',
-    (m) => [m[0].toLowerCase().replace(/\s+/g, ' ')],
-  );
-  add(/\b(?:January|February|March|April|June|July|August|September|October|November|December)\b(?:\s+(\d{4}))?/, 'date', (m) =>
-    dateNorm(m[0].split(/\s+/)[0], undefined, m[1]),
-  );
-  add(/\b\d+(?:[.,]\d+)*\b/, 'number', (m) => [m[0].replace(/,/g, '')]);
-  add(/\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)\b(?=\s+\p{L})(?!\s+of\b)/iu, 'number', (m) => [
-    String(numberOf(m[1] as string)),
-  ]);
-  return out;
-}
-
-function dateNorm(month: string | undefined, day: string | undefined, year: string | undefined): string[] {
-  const mi = MONTHS.indexOf((month ?? '').slice(0, 3).toLowerCase());
-  const mm = String(mi + 1).padStart(2, '0');
-  const out = [day ? `${mm}-${day.padStart(2, '0')}` : mm];
-  if (year) out.push(year);
-  return out;
-}
-
-function timeNorm(raw: string): string {
-  const s = raw.toLowerCase().replace(/\./g, ':').replace(/\s/g, '');
-  if (s === 'noon') return '12:00';
-  if (s === 'midnight') return '00:00';
-  const m = /^(\d{1,2})(?::(\d{2}))?(a|p)?/.exec(s.replace(/:(?=[ap])/, ''));
-  let h = Number(m?.[1] ?? 0);
-  if (m?.[3] === 'p' && h < 12) h += 12;
-  if (m?.[3] === 'a' && h === 12) h = 0;
-  return `${String(h).padStart(2, '0')}:${m?.[2] ?? '00'}`;
-}
-
-function moneyNorm(raw: string): string {
-  const s = raw.toLowerCase().replace(/,/g, '');
-  const n = Number(/\d+(?:\.\d+)?/.exec(s)?.[0] ?? 0);
-  const mult = /\b(?:k|thousand)\b|\dk\b/.test(s) ? 1e3 : /\b(?:m|mm|million)\b|\dm\b/.test(s) ? 1e6 : /\b(?:bn|billion)\b|\dbn\b/.test(s) ? 1e9 : 1;
-  return String(Math.round(n * mult));
-}
-
-function numberOf(word: string): number {
-  const w = word.toLowerCase().replace(/\s+an?$/, '');
-  return NUMBER_WORDS[w] ?? Number(w);
-}
-
-function unitOf(unit: string): string {
-  const u = unit.toLowerCase();
-  if (u.startsWith('min')) return 'minute';
-  if (u.startsWith('h')) return 'hour';
-  return u.replace(/s$/, '');
-}
-
-/** Spans of known values (slot-lexicon.ts), longest name first; everyday words only when capitalised. */
-function lexiconSpans(text: string, taken: Span[]): Span[] {
-  const lower = text.toLowerCase();
-  const out: Span[] = [];
-  for (const name of VALUE_NAMES) {
-    let from = 0;
-    for (;;) {
-      const at = lower.indexOf(name, from);
-      if (at < 0) break;
-      from = at + name.length;
-      const before = lower[at - 1];
-      const after = lower[at + name.length];
-      const plural = after === 's' && !/[\p{L}\p{N}]/u.test(lower[at + name.length + 1] ?? '') && /[a-z]$/.test(name);
-      if ((before !== undefined && /[\p{L}\p{N}_@#+./-]/u.test(before)) || (after !== undefined && /[\p{L}\p{N}_+#@]/u.test(after) && !plural)) continue;
-      if (after === '.' && /[\p{L}]/u.test(lower[at + name.length + 1] ?? '')) continue;
-      if (AMBIGUOUS_VALUES.has(name) && !/^\p{Lu}/u.test(text.slice(at)) && !EVERYDAY_DRINKS.has(name)) continue;
-      const span = {
-        start: at,
-        end: at + name.length + (plural ? 1 : 0),
-        kind: VALUE_CATEGORIES.get(name) as string,
-        norm: [VALUE_SYNONYMS.get(name) ?? name],
-      };
-      if ([...taken, ...out].some((s) => span.start < s.end && span.end > s.start)) continue;
-      out.push(span);
-    }
-  }
-  return out;
-}
-
-const NOT_NAME = new Set(
-  `i i'm i've i'll i'd the a an we our my it its this that these those he she they his her their you your monday tuesday wednesday thursday friday
-  saturday sunday january february march april may june july august september october november december today tomorrow yesterday also
-  but and or so then now still ok okay yes no hey hi hello thanks great sure noted got actually well anyway honestly basically btw
-  update news fyi quick heads context note reminder currently recently finally also just really perfect cool`
-    .split(/\s+/)
-    .filter(Boolean),
-);
-
-/** Capitalised word runs that are not sentence-initial and not known words: names ("Acme Corp", "Priya Raman", "Fly.io"). */
-function nameSpans(text: string, taken: Span[]): Span[] {
-  const out: Span[] = [];
-  const re = /(?<![\p{L}\p{N}'’])(\p{Lu}[\p{L}\p{N}.+#&'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?\p{Lu}[\p{L}\p{N}.+#&'’-]*)*)/gu;
-  for (const m of text.matchAll(re)) {
-    const start = m.index ?? 0;
-    let word = m[0].replace(/['’]s$/, '').replace(/[.'’-]+$/, '');
-    const sentenceStart = /(?:^|[.!?:;]\s+|["“(]\s*)$/.test(text.slice(0, start));
-    const words = word.split(/\s+/);
-    while (words.length > 0 && NOT_NAME.has((words[0] as string).toLowerCase())) words.shift();
-    word = words.join(' ');
-    // An acronym ("API", "SDK", "SKUs") names a kind of thing, not a value.
-    if (!word || isStopword(word.toLowerCase()) || /^[A-Z]{2,5}s?$/.test(word)) continue;
-    const offset = m[0].indexOf(word);
-    // A capitalised first word may be any word ("Standup is at 9:30"): it names the subject, never a value.
-    const initial = sentenceStart && words.length === 1 && word === m[0] && !/[A-Z].*[A-Z]|\d|\./.test(word.slice(1));
-    if (initial && (CHANGE_WORDS.has(word.toLowerCase()) || GENERIC_WORDS.has(word.toLowerCase()) || NOT_NAME.has(word.toLowerCase()))) continue;
-    const span = { start: start + offset, end: start + offset + word.length, kind: initial ? 'initial' : 'name', norm: [word.toLowerCase()] };
-    if (taken.some((s) => span.start < s.end && span.end > s.start)) continue;
-    out.push(span);
-  }
-  return out;
-}
-
 /** Content words of a stretch of text: lower case, stopwords and self references out. */
 function words(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}.+#@'’_-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [])
@@ -370,7 +185,8 @@ function words(text: string): string[] {
     .filter((w) => w.length > 0 && !isStopword(w) && !SELF.has(w));
 }
 
-function fold(stem: string): string {
+/** A stem with its synonyms folded ("client" → "app"): how about-terms are compared. */
+export function fold(stem: string): string {
   return ABOUT_SYNONYMS.get(stem) ?? stem;
 }
 
@@ -642,117 +458,6 @@ function readClause(text: string): Slot {
   };
 }
 
-/** Categories and shapes that can hold each other's values ("10" for a time, a name for a known category). */
-function compatibleKinds(a: string | null, b: string | null): boolean {
-  if (a === null || b === null) return false;
-  if (a === b) return true;
-  const timeish = new Set(['time', 'number']);
-  if (timeish.has(a) && timeish.has(b)) return true;
-  const amount = new Set(['money', 'number']);
-  if (amount.has(a) && amount.has(b)) return true;
-  const versionish = new Set(['version', 'number']);
-  if (versionish.has(a) && versionish.has(b)) return true;
-  // An unknown name may be a value of a known category (a hosting provider the lexicon lacks).
-  const isCategory = (k: string) => !SHAPE_KINDS.has(k) && k !== 'name' && k !== 'thing';
-  return (a === 'name' && isCategory(b)) || (b === 'name' && isCategory(a));
-}
-
-function overlap(a: readonly string[], b: readonly string[]): number {
-  const set = new Set(a);
-  return b.filter((x) => set.has(x)).length;
-}
-
-/**
- * How well two slots' subjects agree, 0..1: the shared about-terms over the smaller side's
- * (1: one side's subject is contained in the other's), 0 when a side has none.
- */
-export function aboutAgreement(a: Slot, b: Slot): number {
-  const x = a.about.filter((t) => t !== 'pref');
-  const y = b.about.filter((t) => t !== 'pref');
-  if (x.length === 0 || y.length === 0) return 0;
-  return overlap(x, y) / Math.min(x.length, y.length);
-}
-
-/**
- * The share of the smaller side's subject terms the other side must hold: more than half, so
- * "the web app" (web, app) does not meet "the desktop app" (desktop, app) on "app" alone. A
- * statement that names the replaced value needs only half (ANCHORED_AGREEMENT): the value itself
- * is the stronger evidence.
- */
-export const ABOUT_AGREEMENT = 0.6;
-export const ANCHORED_AGREEMENT = 0.5;
-/** A restatement of the same value needs less agreement on the subject: the value itself agrees. */
-export const SAME_VALUE_AGREEMENT = 0.4;
-
-/** Both name who the statement is about, and neither's names are among the other's terms: two people. */
-function namesClash(a: Slot, b: Slot): boolean {
-  if (a.names.length === 0 || b.names.length === 0) return false;
-  const stems = (xs: readonly string[]) => xs.flatMap((n) => n.split(/\s+/)).map((w) => fold(ftsStem(w)));
-  return overlap(stems(a.names), b.about) === 0 && overlap(stems(b.names), a.about) === 0;
-}
-
-/** The newer states no value the older did not: a restatement ("Postgres" after "Postgres and Redis"). */
-function sameValues(older: readonly string[], newer: readonly string[]): boolean {
-  if (older.length === 0 || newer.length === 0) return false;
-  return overlap(older, newer) === newer.length;
-}
-
-/**
- * How a newer statement relates to an older one about, possibly, the same slot: `same` (a
- * restatement: the older is confirmed), `replaces` (the newer value, or the newer "no longer",
- * supersedes the older), or `unrelated`. Which is newer is the caller's to say, by event time.
- */
-export function relate(older: Slot, newer: Slot): SlotRelation {
-  const agreement = aboutAgreement(older, newer);
-  const knownKind = (k: string | null) => k !== null && !SHAPE_KINDS.has(k) && k !== 'name' && k !== 'thing';
-  // The newer names what it replaces, and the older holds it: "moved from Postgres to SQLite" after "we use Postgres".
-  if (newer.replaces.length > 0 && !newer.planned) {
-    const held = new Set([...older.value, ...older.value.flatMap((v) => v.split(/\s+/)), ...older.about]);
-    const named = newer.replaces.filter((w) => held.has(w) || held.has(fold(ftsStem(w))) || w.split(/\s+/).every((x) => held.has(x))).length;
-    const whole = older.value.length > 0 && older.value.every((v) => newer.replaces.includes(v));
-    if (named > 0 && named >= Math.ceil(newer.replaces.length / 2)) {
-      if (
-        whole ||
-        newer.about.length === 0 ||
-        older.about.length === 0 ||
-        agreement >= ANCHORED_AGREEMENT ||
-        (knownKind(older.kind) && older.kind === newer.kind)
-      )
-        return sameValues(older.value, newer.value) && !newer.negated ? 'same' : 'replaces';
-    }
-  }
-  if (namesClash(older, newer)) return 'unrelated';
-  if (newer.planned) return sameValues(older.value, newer.value) && agreement >= ABOUT_AGREEMENT ? 'same' : 'unrelated';
-  // A new value said with change language beside the old one ("…on Buttondown now, Mailchimp's pricing got silly").
-  if (
-    newer.change &&
-    older.value.length > 0 &&
-    newer.value.length > 0 &&
-    older.value.every((v) => newer.mentions.includes(v)) &&
-    !sameValues(older.value, newer.value) &&
-    compatibleKinds(older.kind, newer.kind)
-  )
-    return 'replaces';
-  if (older.value.length === 0 || newer.value.length === 0) return 'unrelated';
-  const sameAbout = older.about.length === newer.about.length && overlap(older.about, newer.about) === older.about.length;
-  if (sameAbout && sameValues(older.value, newer.value)) return newer.negated ? 'replaces' : 'same';
-  const oneSideBare = older.about.length === 0 || newer.about.length === 0;
-  const personal = older.kind !== null && older.kind === newer.kind && PERSONAL_CATEGORIES.has(older.kind);
-  const subjectMatches =
-    personal ||
-    agreement >= ABOUT_AGREEMENT ||
-    // A changed value of a known category sharing a subject word: "switching the orders API to Fastify" after "the orders API is an Express app".
-    (knownKind(older.kind) && older.kind === newer.kind && agreement > 0 && newer.change) ||
-    (oneSideBare && older.kind === newer.kind && (knownKind(older.kind) || (newer.change && !['thing', 'name', 'number'].includes(newer.kind ?? 'thing'))));
-  // The same value of a known kind, said of much the same subject: a restatement.
-  if (compatibleKinds(older.kind, newer.kind) && older.kind !== 'thing' && agreement >= SAME_VALUE_AGREEMENT && sameValues(older.value, newer.value))
-    return newer.negated ? 'replaces' : 'same';
-  if (!subjectMatches || !compatibleKinds(older.kind, newer.kind)) return 'unrelated';
-  if (sameValues(older.value, newer.value)) return newer.negated ? 'replaces' : 'same';
-  if (older.kind === 'thing' && newer.kind === 'thing' && !(older.single && newer.single) && !newer.change) return 'unrelated';
-  return older.single || newer.single || newer.change ? 'replaces' : 'unrelated';
-}
-
 /**
  * Index keys of a slot for finding candidates (a GIN array): its about-terms, its values, the
  * values it replaces (as values, so a statement naming them finds the statement that held them)
@@ -810,13 +515,6 @@ export function slotKeyText(slot: Slot | null): string {
   const kinds = new Set([slot.kind, ...[...slot.value, ...slot.replaces].map((v) => VALUE_CATEGORIES.get(v))]);
   const words = [...[...kinds].map((k) => (k ? (CATEGORY_WORDS[k] ?? '') : '')), ...slot.about.map((a) => ATTRIBUTE_WORDS[a] ?? '')];
   return [...new Set(words.filter(Boolean).join(' ').split(' '))].join(' ');
-}
-
-/** The newer statement names the older one's value as what it replaces ("from Postgres", "Jenkins is gone"). */
-export function namesReplaced(older: Slot, newer: Slot): boolean {
-  if (newer.replaces.length === 0 || older.value.length === 0) return false;
-  const held = new Set([...older.value, ...older.value.flatMap((v) => v.split(/\s+/))]);
-  return newer.replaces.some((w) => held.has(w) || w.split(/\s+/).every((x) => held.has(x)));
 }
 
 /**

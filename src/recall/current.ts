@@ -9,7 +9,8 @@
 import { chunksOfMemories, memoriesOfEvents, type EventMemory } from '../db/sql/recall-evidence.js';
 import { loadMemories } from '../db/sql/recall.js';
 import { asksAboutPast } from '../domain/query-intent.js';
-import { readSlot, relate, slotKeyText, type Slot } from '../domain/slots.js';
+import { relate } from '../domain/slot-relate.js';
+import { readSlot, slotKeyText, type Slot } from '../domain/slots.js';
 import { ftsQuery } from '../domain/text.js';
 import type { RecallContext } from './context.js';
 import { memoryResult } from './results.js';

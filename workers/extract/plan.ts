@@ -1,6 +1,7 @@
 import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
-import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate, slotKeys, type Slot } from '../../src/domain/slots.js';
+import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate } from '../../src/domain/slot-relate.js';
+import { slotKeys, type Slot } from '../../src/domain/slots.js';
 import { SUPERSEDING_ACTIONS, TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import type { PreparedMemory } from './prepare.js';
 

@@ -9,7 +9,8 @@
 import { withTenant, type Queryable } from '../../src/db/pool.js';
 import type { EventToExtract } from '../../src/db/sql/extract-events.js';
 import { activeMemoryVersions, nearestMemoriesBatch, slotCandidatesBatch, type MemoryNeighbour } from '../../src/db/sql/memories-write.js';
-import { ANCHORED_AGREEMENT, aboutAgreement, namesReplaced, slotKeys, type Slot } from '../../src/domain/slots.js';
+import { ANCHORED_AGREEMENT, aboutAgreement, namesReplaced } from '../../src/domain/slot-relate.js';
+import { slotKeys, type Slot } from '../../src/domain/slots.js';
 import type { Deps } from '../../src/deps.js';
 import { thresholdsFor, type EmbedderThresholds } from '../../src/domain/reconcile.js';
 import { normalizeText } from '../../src/domain/text.js';
