@@ -17,15 +17,7 @@
  */
 import type { MemoryKind } from './vocabulary.js';
 import { SLOT_KINDS } from './vocabulary.js';
-import {
-  ABOUT_SYNONYMS,
-  ATTRIBUTE_WORDS,
-  CATEGORY_WORDS,
-  CHANGE_WORDS,
-  GENERIC_WORDS,
-  VALUE_CATEGORIES,
-  VALUE_SYNONYMS,
-} from './slot-lexicon.js';
+import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, CHANGE_WORDS, GENERIC_WORDS, VALUE_CATEGORIES, VALUE_SYNONYMS } from './slot-lexicon.js';
 import { AMBIGUOUS_VALUES, EVERYDAY_DRINKS, lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
 import { isStopword } from './stopwords.js';
 import { ftsQuery, ftsStem } from './text.js';
