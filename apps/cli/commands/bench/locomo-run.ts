@@ -17,11 +17,20 @@ export interface LocomoRun {
   stop(): Promise<void>;
 }
 
+export interface BenchMemloom {
+  running: Awaited<ReturnType<typeof startRoles>>;
+  config: Config;
+  url: string;
+  /** Stops it and removes its home. */
+  stop(): Promise<void>;
+}
+
 /**
- * A fresh in-memory memloom (API and workers) with the conversations ingested through the public
- * write path (one event per turn) and the pipeline settled: what every LoCoMo benchmark starts from.
+ * A fresh in-memory memloom (API and workers, no watcher or scheduler) in a temporary home, with a
+ * short extraction quiet period and `--embedder` applied: what every benchmark of `memloom bench`
+ * runs against.
  */
-export async function ingestLocomo(base: Config, log: Logger, args: ParsedArgs, data: Locomo): Promise<LocomoRun> {
+export async function startBenchMemloom(base: Config, log: Logger, args: ParsedArgs): Promise<BenchMemloom> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
   const config = loadConfig({
     ...Object.fromEntries(Object.entries(process.env)),
@@ -38,6 +47,15 @@ export async function ingestLocomo(base: Config, log: Logger, args: ParsedArgs, 
     await running.stop();
     await rm(home, { recursive: true, force: true });
   };
+  return { running, config, url, stop };
+}
+
+/**
+ * A fresh in-memory memloom (API and workers) with the conversations ingested through the public
+ * write path (one event per turn) and the pipeline settled: what every LoCoMo benchmark starts from.
+ */
+export async function ingestLocomo(base: Config, log: Logger, args: ParsedArgs, data: Locomo): Promise<LocomoRun> {
+  const { running, url, stop } = await startBenchMemloom(base, log, args);
   try {
     const t0 = performance.now();
     const events = data.events.map(({ sample_id: _, ...e }) => e);

@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
-import { type Config, loadConfig } from '../../../../src/config.js';
+import type { Config } from '../../../../src/config.js';
 import type { Logger } from '../../../../src/logger.js';
-import { QUEUE_NAMES } from '../../../../src/queue/names.js';
 import { flagString, type ParsedArgs } from '../../args.js';
-import { startRoles } from '../serve.js';
 import { withTenant } from '../../../../src/db/pool.js';
 import type { Deps } from '../../../../src/deps.js';
 import type { Slot } from '../../../../src/domain/slots.js';
@@ -15,6 +11,7 @@ import { CHECK_SCENARIOS } from './truth-scenarios-check.js';
 import { HOLDOUT_SCENARIOS } from './truth-scenarios-holdout.js';
 import { AS_OF_MODE, type AsOfRun, type Answer, failures, formatTable, type QuestionRun, TRUTH_MODES } from './truth-score.js';
 import { neverSaidOverlaps, validateScenarios } from './truth-validate.js';
+import { startBenchMemloom } from './locomo-run.js';
 
 const USAGE = 'usage: memloom bench truth [--set tune|check|holdout] [--scenarios id,id] [--misses N] [--embedder hashing|use-lite]';
 const LIMIT = 10;
@@ -55,18 +52,7 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
 
   // With --include-weak nothing is left out by the match floor: the difference is what the floor costs.
   const includeWeak = args.flags.get('include-weak') !== undefined;
-  const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
-  const config = loadConfig({
-    ...Object.fromEntries(Object.entries(process.env)),
-    MEMLOOM_HOME: home,
-    EVENTS_DIR: path.join(home, 'events'),
-    PORT: '0',
-    EXTRACT_DEBOUNCE_MS: '300',
-    LOG_LEVEL: base.LOG_LEVEL === 'info' ? 'warn' : base.LOG_LEVEL,
-    ...(flagString(args, 'embedder') ? { EMBEDDINGS_MODEL: flagString(args, 'embedder') } : {}),
-  });
-  const running = await startRoles(config, log, { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: false }, { inMemory: true });
-  const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
+  const { running, config, url, stop } = await startBenchMemloom(base, log, args);
   try {
     const t0 = performance.now();
     const rounds = Math.max(...scenarios.map((s) => s.events.length));
@@ -110,8 +96,7 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
       process.stdout.write(`\nfailures (first ${Math.min(n, all.length)} of ${all.length}):\n${all.slice(0, n).join('\n')}\n`);
     }
   } finally {
-    await running.stop();
-    await rm(home, { recursive: true, force: true });
+    await stop();
   }
 }
 
