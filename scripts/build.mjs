@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Compiles memloom to JavaScript: the client and the hook to dist/client (scripts/build-client.mjs)
 // and the server, CLI, MCP server and workers to dist/server (tsconfig.build.json), with the
-// plain-JavaScript thread entries copied beside the compiled modules. bin/memloom.js runs
+// plain-JavaScript thread entries and the console's static files copied beside the compiled modules. bin/memloom.js runs
 // dist/server when its stamp is newer than every source file. Run by `prepare` (npm ci / npm
 // install / npm pack) and `pretest`. Without TypeScript installed (a production install) there is
 // nothing to build with: say so and exit 0; bin/memloom.js then runs the sources through tsx.
@@ -33,9 +33,11 @@ export function buildServer() {
   // A process started while this build runs takes the sources, not half-written modules.
   rmSync(path.join(out, 'BUILD_STAMP'), { force: true });
   execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+  // The console's static files go beside the compiled route that serves them (apps/console).
+  const consoleDir = path.join(root, 'apps/console');
   for (const dir of SOURCE_DIRS) {
     for (const file of files(path.join(root, dir))) {
-      if (!file.endsWith('.mjs')) continue;
+      if (!file.endsWith('.mjs') && !file.startsWith(`${consoleDir}${path.sep}`)) continue;
       const target = path.join(out, path.relative(root, file));
       mkdirSync(path.dirname(target), { recursive: true });
       copyFileSync(file, target);

@@ -1,8 +1,12 @@
 /**
  * One error type for everything memloom throws on purpose. `code` is stable (clients and tests match
  * on it), `kind` decides the HTTP status and whether a job retries, `details` holds JSON scalars only
- * so it is always safe to log.
+ * so it is always safe to log. Every code is listed, with its meaning, in src/error-codes.ts.
  */
+import type { ErrorCode } from './error-codes.js';
+
+export type { ErrorCode } from './error-codes.js';
+
 export type ErrorKind =
   | 'input'
   | 'not_found'
@@ -26,13 +30,13 @@ export interface MemloomErrorOptions {
 }
 
 export class MemloomError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly kind: ErrorKind;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly details: ErrorDetails | undefined;
 
-  constructor(code: string, message: string, opts: MemloomErrorOptions) {
+  constructor(code: ErrorCode, message: string, opts: MemloomErrorOptions) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'MemloomError';
     this.code = code;
@@ -56,6 +60,14 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
+/**
+ * A code another memloom answered over HTTP (`error.code`), kept as sent: a newer server may
+ * answer a code this version does not list, and the CLI and client pass it on rather than hide it.
+ */
+export function answeredCode(code: string): ErrorCode {
+  return code as ErrorCode;
+}
+
 export function isMemloomError(err: unknown): err is MemloomError {
   return err instanceof MemloomError;
 }
@@ -70,7 +82,7 @@ export interface InputIssue {
 /** Bad input with per-item details; HTTP answers it as `error.details[]`. */
 export class InputError extends MemloomError {
   readonly issues: InputIssue[];
-  constructor(message: string, issues: InputIssue[], code = 'INPUT_INVALID') {
+  constructor(message: string, issues: InputIssue[], code: ErrorCode = 'INPUT_INVALID') {
     super(code, message, { kind: 'input', retryable: false });
     this.issues = issues;
   }

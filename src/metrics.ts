@@ -9,6 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { SessionHoldStats } from './db/pglite-session-queue.js';
 import type { DbPriority } from './db/priority.js';
 import type { Logger } from './logger.js';
+import { StageCpu } from './stage-cpu.js';
 
 /** One figure of the gate's shared state (see Gate.state). */
 export interface GateStateRow {
@@ -43,6 +44,8 @@ export interface Metrics {
   readonly debounced: Counter<'queue'>;
   /** Jobs that failed for good and were written to dead_letters. */
   readonly deadLetters: Counter<'queue'>;
+  /** CPU time of this process by pipeline stage and part (src/stage-cpu.ts). */
+  readonly stageCpu: StageCpu;
   /** Connects the scrape-time gauges to their sources (queues and gate exist after the registry). */
   bind(sources: MetricSources): void;
 }
@@ -168,8 +171,24 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     (s, p) => s.maxWaitMs[p] / 1000,
   );
 
+  const stageCpu = new StageCpu();
+  new Counter({
+    name: 'memloom_stage_cpu_seconds_total',
+    help: "CPU seconds of this process by pipeline stage and part (handle, provider, write, enqueue; stage outside: no job running); concurrent jobs share the process's CPU equally.",
+    labelNames: ['stage', 'part'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [key, seconds] of Object.entries(stageCpu.snapshot())) {
+        const [stage, part = ''] = key.split('.');
+        this.inc({ stage, part }, seconds);
+      }
+    },
+  });
+
   return {
     registry,
+    stageCpu,
     jobDuration: new Histogram({
       name: 'memloom_job_duration_seconds',
       help: 'Duration of one job attempt.',

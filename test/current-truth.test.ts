@@ -37,8 +37,8 @@ async function send(events: Array<Record<string, unknown>>): Promise<void> {
 }
 const rows = <T>(text: string, params: unknown[] = []) => withTenant(m.deps.db, 'default', async (tx) => (await tx.query(text, params)).rows as T[]);
 const memoriesOf = (user: string) =>
-  rows<{ id: string; kind: string; status: string; content: string; superseded_by: string | null }>(
-    'SELECT id, kind, status, content, superseded_by FROM memories WHERE user_id = $1 ORDER BY valid_from, created_at',
+  rows<{ id: string; kind: string; status: string; content: string; superseded_by: string | null; version: number }>(
+    'SELECT id, kind, status, content, superseded_by, version FROM memories WHERE user_id = $1 ORDER BY valid_from, created_at',
     [user],
   );
 
@@ -67,6 +67,8 @@ beforeAll(async () => {
     msg('lou', 'l1', day(20), 'The release is on Friday.'),
     msg('fay', 'f1', day(5), 'The deadline for the beta is December 15, 2026.'),
     { ...msg('dana', 'd1', day(2, 14), 'We will write the API docs in Markdown.'), type: 'decision' },
+    msg('tom', 't1', day(2), 'For context, CI runs on our Jenkins box in the server closet.'),
+    msg('tara', 'r1', day(2), 'Helix Biotech signed: $48k a year, two-year term.'),
   ]);
   // Round 2: changes, a chain's second value; a later session of Eli says nothing new.
   await send([
@@ -74,9 +76,17 @@ beforeAll(async () => {
     msg('cora', 'c2', day(10), 'Standup moved to 10:00.'),
     msg('gus', 'g2', day(10), 'After the outage we changed the rule: PRs need two approvals to merge now.'),
     msg('eli', 'e2', day(9), 'thanks, that helped'),
+    msg('tom', 't2', day(9), 'We moved CI to GitHub Actions over the weekend.'),
   ]);
   // Round 3: the chain's third value, and a late arrival: Lou's older statement arrives after the newer one.
-  await send([msg('cora', 'c3', day(17), 'They moved it again, standup is at 10:15 from this week.'), msg('lou', 'l0', day(5), 'The release is on Thursday.')]);
+  await send([
+    msg('cora', 'c3', day(17), 'They moved it again, standup is at 10:15 from this week.'),
+    msg('lou', 'l0', day(5), 'The release is on Thursday.'),
+    msg('tom', 't3', day(17), 'The bill for hosted runners was brutal, so we went back to Jenkins this week.'),
+    msg('tara', 'r3', day(17), "quick sanity check: with Helix going up to $62k a year after they added two labs, I'm at 105% of quota, right?"),
+  ]);
+  // Round 4: Lou's Thursday said again, from a time it held (between Thursday and Friday): evidence, not a new version.
+  await send([msg('lou', 'l2', day(8), 'The release is on Thursday.')]);
 }, 400_000);
 afterAll(async () => m?.close());
 
@@ -152,10 +162,42 @@ describe('a changed fact supersedes the old one by event time', () => {
     const fri = mems.find((x) => /Friday/.test(x.content));
     expect(fri?.status).toBe('active');
     expect(thu).toMatchObject({ status: 'superseded', superseded_by: fri?.id });
+    // Numbered by their place in the chain, not by arrival: Thursday (stored last) is version 1.
+    expect([thu?.version, fri?.version]).toEqual([1, 2]);
     const { results } = await recall({ user_id: 'lou', query: 'What day is the release?', mode: 'memories' });
     expect(results[0]?.content).toMatch(/Friday/);
     const then = await recall({ user_id: 'lou', query: 'What day is the release?', mode: 'memories', as_of: day(10) });
     expect(then.results[0]?.content).toMatch(/Thursday/);
+  });
+
+  it('takes a late restatement of the value that held at its time as evidence for that version, not a copy of it', async () => {
+    const thursdays = (await memoriesOf('lou')).filter((x) => /Thursday/.test(x.content));
+    expect(thursdays).toHaveLength(1);
+    const detail = (await getJson(`${m.url}/v1/memories/${thursdays[0]?.id}`)).body;
+    expect(detail.provenance.events.map((e: { session_id: string }) => e.session_id).sort()).toEqual(['l0', 'l2']);
+  });
+});
+
+describe('values changed in other words', () => {
+  it('goes back to a former value: "went back to Jenkins" replaces GitHub Actions, which replaced Jenkins', async () => {
+    const mems = await memoriesOf('tom');
+    const gha = mems.find((x) => /GitHub Actions/.test(x.content));
+    const back = mems.find((x) => /went back to Jenkins/.test(x.content));
+    expect(back?.status).toBe('active');
+    expect(gha).toMatchObject({ status: 'superseded', superseded_by: back?.id });
+    for (const mode of ['chunks', 'memories', 'auto']) {
+      const { results } = await recall({ user_id: 'tom', query: 'Where does our CI run now?', mode });
+      expect(results[0]?.content, mode).toMatch(/back to Jenkins/);
+    }
+  });
+
+  it('ranks the newer of two statements giving different amounts of the same thing first, and marks the older', async () => {
+    const { results } = await recall({ user_id: 'tara', query: 'How much is the Helix account worth per year?', mode: 'chunks', include_weak: true });
+    expect(results[0]?.content).toMatch(/\$62k/);
+    expect(results.find((r) => /\$48k/.test(r.content))).toMatchObject({ current: false, superseded_by: results[0]?.id });
+    // A question about the past keeps the older amount where it ranks.
+    const then = await recall({ user_id: 'tara', query: 'How much was the Helix account worth when it signed?', mode: 'chunks', include_weak: true });
+    expect(then.results.find((r) => /\$48k/.test(r.content))?.current).toBe(true);
   });
 });
 

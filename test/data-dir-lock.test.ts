@@ -175,14 +175,24 @@ describe('the data directory lock', () => {
   it('starts at once after kill -9 while the killed memloom is still an unreaped zombie', async () => {
     const h = await home();
     const env = { MEMLOOM_HOME: h, EVENTS_DIR: path.join(h, 'events'), LOG_LEVEL: 'warn', PRETTY_LOGS: 'false' };
-    const port = await freePort();
-    const pid = await underNonReapingParent(`"${process.execPath}" bin/memloom.js start > "${path.join(h, 'first.log')}" 2>&1`, h, {
-      ...env,
-      PORT: String(port),
-    });
-    await until('the first memloom to be ready', async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-      return res?.status === 200 ? true : undefined;
+    // PORT=0: the first memloom listens where the kernel says and advertises that in its lock, so
+    // no other process can take a port picked in advance before it binds.
+    const log = path.join(h, 'first.log');
+    const pid = await underNonReapingParent(`"${process.execPath}" bin/memloom.js start > "${log}" 2>&1`, h, { ...env, PORT: '0' });
+    // Beside six busy loops this whole test (two starts) took 71-81 s here; a CI run can be slower.
+    await until(
+      'the first memloom to be ready',
+      async () => {
+        const state = procState(pid);
+        if (state === undefined || state === 'Z')
+          throw new Error(`the first memloom exited before it was ready:\n${(await readFile(log, 'utf8').catch(() => '')).slice(-3000)}`);
+        const url = (await liveOwner(h))?.url;
+        const res = url ? await fetch(`${url}/readyz`).catch(() => undefined) : undefined;
+        return res?.status === 200 ? true : undefined;
+      },
+      180_000,
+    ).catch(async (e: Error) => {
+      throw new Error(`${e.message}\nits log:\n${(await readFile(log, 'utf8').catch(() => '')).slice(-3000)}`);
     });
     expect(JSON.parse(await readFile(lockPath(h), 'utf8')).pid).toBe(pid);
     await killToZombie(pid);
@@ -190,7 +200,7 @@ describe('the data directory lock', () => {
     // Right away, on the same MEMLOOM_HOME: the lock still names the zombie's pid.
     const next = spawnMemloom(['start'], { ...env, PORT: String(await freePort()) });
     procs.push(next);
-    await waitReady(next);
+    await waitReady(next, 180_000);
     expect(procState(pid)).toBe('Z'); // the zombie was there all along
     expect(next.output()).not.toContain('DATABASE_IN_USE');
     next.child.kill('SIGTERM');

@@ -3,54 +3,16 @@
  * the server suite): an entity two users' memories share becomes one entity per user, with links,
  * subjects, provenance and edges re-pointed to the copy of their scope; speaker entities go.
  */
-import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { MIGRATIONS_DIR, migrate } from '../src/db/migrator.js';
-import { createLogger } from '../src/logger.js';
-import { OWNER_ROLE, PG_SUPER_URL, SERVER_MODE } from './support/server-db.js';
+import { freshDatabase, migrationsBefore } from './support/fresh-database.js';
 
 const SCOPE_MIGRATION = '20261208000000_graph_scope';
 let client: pg.Client;
 let before: string;
 let stop: () => Promise<void>;
-
-/** A fresh database: PostgreSQL (server suite) or in-memory PGlite, as its superuser. */
-async function freshDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (!SERVER_MODE) {
-    const db: EmbeddedDatabase = await startEmbeddedDatabase({
-      home: '',
-      port: 0,
-      inMemory: true,
-      log: createLogger({ LOG_LEVEL: 'silent', PRETTY_LOGS: false }),
-    });
-    return { url: db.url, stop: () => db.stop() };
-  }
-  // As the server suite's owner role (no superuser, row-level security forced), as a deployment migrates.
-  const name = `memloom_mig_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const admin = new pg.Client({ connectionString: PG_SUPER_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} OWNER ${OWNER_ROLE}`);
-  await admin.end();
-  const c = new pg.Client({ connectionString: PG_SUPER_URL.replace(/\/[^/]*$/, `/${name}`) });
-  await c.connect();
-  await c.query('CREATE EXTENSION vector');
-  await c.end();
-  const url = PG_SUPER_URL.replace(/\/\/[^@/]*@/, `//${OWNER_ROLE}@`).replace(/\/[^/]*$/, `/${name}`);
-  return {
-    url,
-    stop: async () => {
-      const a = new pg.Client({ connectionString: PG_SUPER_URL });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
 
 beforeAll(async () => {
   const db = await freshDatabase();
@@ -58,12 +20,7 @@ beforeAll(async () => {
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
   // Every migration before this one, from a folder that lacks it.
-  before = await mkdtemp(path.join(os.tmpdir(), 'memloom-mig-'));
-  for (const name of await readdir(MIGRATIONS_DIR)) {
-    if (name >= SCOPE_MIGRATION) continue;
-    await mkdir(path.join(before, name));
-    await copyFile(path.join(MIGRATIONS_DIR, name, 'migration.sql'), path.join(before, name, 'migration.sql'));
-  }
+  before = await migrationsBefore(SCOPE_MIGRATION);
   await migrate(client, undefined, before);
   await client.query(`INSERT INTO tenants (id) VALUES ('t1'), ('t2') ON CONFLICT DO NOTHING`);
   // A second tenant: the migration must reach every tenant's rows under row-level security.

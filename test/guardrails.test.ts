@@ -87,7 +87,9 @@ describe.each(QUEUE_BACKENDS)('token budgets across two worker processes (redis:
     const events = Array.from({ length: SESSIONS }, (_, s) => ({
       id: `bud-${s}`,
       session_id: `bud-s${s}`,
-      user_id: 'u-bud',
+      // One user per session: a user's small sessions are asked in one call (workers/extract/coalesce.ts),
+      // and this test holds the budget call by call.
+      user_id: `u-bud-${s}`,
       role: 'user',
       content: `Session ${s}: we decided to use PostgreSQL with pgvector for the memory store of project ${s}.`,
     }));

@@ -76,6 +76,9 @@ describe('GET /metrics', () => {
     const events = Array.from({ length: 6 }, (_, i) => ({
       id: `met-${i}`,
       session_id: `met-s${i % 3}`,
+      // A user per session: a user's small sessions share one extraction call (workers/extract/coalesce.ts),
+      // whose taken sessions' own jobs wait out the claim's lease; this test reads the queues at rest.
+      user_id: `met-u${i % 3}`,
       role: 'user',
       content: `Fact ${i}: the staging cluster ${i} runs PostgreSQL 17 with pgvector.`,
     }));

@@ -32,6 +32,7 @@ describe('the packed package', () => {
     expect(files).toContain('dist/server/BUILD_STAMP');
     expect(files.some((f) => f.startsWith('prisma/migrations/'))).toBe(true);
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+    expect(files).toContain('dist/server/apps/console/index.html');
 
     const app = path.join(scratch, 'app');
     await run('mkdir', ['-p', app]);
@@ -71,6 +72,15 @@ describe('the packed package', () => {
       });
       const body = (await recall.json()) as { results: Array<{ content: string }> };
       expect(body.results[0]?.content).toMatch(/SQLite/);
+      // The console and the API reference are served from the installed files.
+      const page = await fetch(`${p.url}/`);
+      expect(await page.text()).toContain('/console/app.js');
+      // Bodies read to the end: a response left unread holds its connection, and the drain at SIGTERM waits for it.
+      for (const asset of ['/console/app.js', '/docs/static/swagger-ui-bundle.js']) {
+        const res = await fetch(`${p.url}${asset}`);
+        expect((await res.arrayBuffer()).byteLength, asset).toBeGreaterThan(0);
+        expect(res.status, asset).toBe(200);
+      }
     } finally {
       child.kill('SIGTERM');
     }

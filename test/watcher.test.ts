@@ -306,6 +306,8 @@ describe('GET /v1/dead-letters', () => {
       message: 'bad 6',
       payload: '{6',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
+      // Never retried (POST /v1/dead-letters/:id/retry sets it).
+      retried_at: null,
     });
   });
 

@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../src/config.js';
 import { MemloomError } from '../../src/errors.js';
 import { BULL_BOARD_PATH } from './bull-board.js';
+import { CONSOLE_ASSETS, CONSOLE_PATH } from './routes/console.js';
+import { DOCS_PATH } from './routes/docs.js';
 import { DOCTOR_PATH } from './routes/doctor.js';
 
 declare module 'fastify' {
@@ -11,7 +13,10 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json', '/docs']);
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json', DOCS_PATH, CONSOLE_PATH]);
+
+/** Pages and their static assets hold no data (the data comes from /v1 with the user's key): no key. */
+const PUBLIC_PREFIXES = [`${DOCS_PATH}/`, CONSOLE_ASSETS];
 
 /**
  * Who may see a path. Operator surfaces (Bull Board, /metrics, the doctor) show every tenant's
@@ -19,7 +24,7 @@ const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json', '/docs']);
  * MEMLOOM_ADMIN_KEYS once any key is configured (docs/guardrails.md, "Guarantees").
  */
 export function accessOf(path: string): 'public' | 'admin' | 'tenant' {
-  if (PUBLIC_PATHS.has(path)) return 'public';
+  if (PUBLIC_PATHS.has(path) || PUBLIC_PREFIXES.some((prefix) => path.startsWith(prefix))) return 'public';
   if (path === '/metrics' || path === DOCTOR_PATH || path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`)) return 'admin';
   return 'tenant';
 }

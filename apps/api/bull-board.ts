@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
-import { HTTP_STATUS, InputError, isMemloomError } from '../../src/errors.js';
+import { type ErrorCode, HTTP_STATUS, InputError, isMemloomError } from '../../src/errors.js';
 import { translateError } from '../../src/errors-translate.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { PostgresBackendAdapter, type WorkerSources } from './bull-board-workers.js';
@@ -21,11 +21,11 @@ function boardError(error: Error & { statusCode?: number }): { status: number; b
     return { status: HTTP_STATUS[error.kind], body: { error: { code: error.code, message: error.message, ...(details ? { details } : {}) } } };
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return { status: error.statusCode, body: { error: { code: 'BAD_REQUEST', message: error.message } } };
+    return { status: error.statusCode, body: { error: { code: 'BAD_REQUEST' satisfies ErrorCode, message: error.message } } };
   }
   const e = translateError(error);
   if (e.kind === 'unavailable') return { status: 503, body: { error: { code: e.code, message: e.message } } };
-  return { status: 409, body: { error: { code: 'QUEUE_OPERATION_REFUSED', message: error.message } } };
+  return { status: 409, body: { error: { code: 'QUEUE_OPERATION_REFUSED' satisfies ErrorCode, message: error.message } } };
 }
 
 /**

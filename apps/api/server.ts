@@ -20,6 +20,8 @@ import { metricsRoutes } from './routes/metrics.js';
 import { jobRoutes } from './routes/jobs.js';
 import { registerStrictJson } from './json.js';
 import { docsRoutes } from './routes/docs.js';
+import { browseRoutes } from './routes/browse.js';
+import { consoleRoutes } from './routes/console.js';
 import { exportRoutes } from './routes/export.js';
 import { mcpRoutes } from '../mcp/http.js';
 import { VERSION } from './version.js';
@@ -104,8 +106,10 @@ export async function buildServer(deps: Deps, opts: ApiOptions = {}): Promise<Fa
   doctorRoutes(app, deps);
   jobRoutes(app, deps);
   exportRoutes(app, deps);
+  browseRoutes(app, deps);
+  consoleRoutes(app);
   mcpRoutes(app, VERSION);
-  docsRoutes(app);
+  await docsRoutes(app);
   await registerBullBoard(app, deps.queues, { local: opts.workers ?? [], server: deps.embedded ? undefined : deps.db, startedAt: Date.now() });
   return app;
 }

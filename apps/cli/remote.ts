@@ -1,6 +1,6 @@
 import { isEmbedded, type Config } from '../../src/config.js';
 import { inUseError, liveOwner } from '../../src/db/data-dir-lock.js';
-import { MemloomError } from '../../src/errors.js';
+import { answeredCode, type ErrorCode, MemloomError } from '../../src/errors.js';
 import { createApi, type MemloomApi } from '../client/api.js';
 import { networkReason } from '../client/http.js';
 import { flagString, type ParsedArgs } from './args.js';
@@ -50,4 +50,57 @@ export async function embeddedOwnerUrl(config: Config): Promise<string | undefin
   if (!owner) return undefined;
   if (!owner.url) throw inUseError(config.MEMLOOM_HOME, owner);
   return owner.url;
+}
+
+/**
+ * A command that works through the API or on the database directly (forget, retry): through
+ * `--url` when given; in embedded mode through the API of the process that owns MEMLOOM_HOME's
+ * database, else a memloom answering on HOST:PORT; when nothing answers there (or on a server
+ * without --url), `direct()` opens the database itself. `post.path` is the API route, `post.what`
+ * names the command in errors, `post.failed` is the code of an error answer that names none.
+ */
+export async function viaApiOrDirect<T>(
+  config: Config,
+  args: ParsedArgs,
+  post: { path: string; body: object; what: string; failed: ErrorCode },
+  direct: () => Promise<T>,
+): Promise<T> {
+  const url = flagString(args, 'url');
+  const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
+  const ownerUrl = url === undefined ? await embeddedOwnerUrl(config) : undefined;
+  let result: T | undefined;
+  if (url !== undefined) result = await postCommand<T>(url, apiKey, post);
+  else if (ownerUrl !== undefined) result = await postCommand<T>(ownerUrl, apiKey, post);
+  else if (isEmbedded(config)) result = await postCommand<T>(defaultUrl(config), apiKey, post, { unreachableOk: true });
+  return result === undefined ? direct() : result;
+}
+
+/** POSTs the command; `undefined` when nothing listens and `unreachableOk` (embedded, no server running). */
+async function postCommand<T>(
+  url: string,
+  apiKey: string | undefined,
+  post: { path: string; body: object; what: string; failed: ErrorCode },
+  opts: { unreachableOk?: boolean } = {},
+): Promise<T | undefined> {
+  let res: Response;
+  try {
+    res = await fetch(`${url.replace(/\/+$/, '')}${post.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify(post.body),
+      signal: AbortSignal.timeout(120_000),
+    });
+  } catch (err) {
+    if (opts.unreachableOk && (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined;
+    throw unreachable(url, err);
+  }
+  const answer = (await res.json().catch(() => ({}))) as T & { error?: { code?: string; message?: string } };
+  if (!res.ok) {
+    throw new MemloomError(
+      answer.error?.code ? answeredCode(answer.error.code) : post.failed,
+      `${post.what} failed (${res.status}): ${answer.error?.message ?? res.statusText}`,
+      { kind: res.status < 500 ? 'input' : 'upstream' },
+    );
+  }
+  return answer;
 }

@@ -1,4 +1,4 @@
-import { MemloomError, type ErrorKind } from '../../src/errors.js';
+import { answeredCode, MemloomError, type ErrorKind } from '../../src/errors.js';
 import type {
   ContextAnswer,
   ContextRequest,
@@ -231,7 +231,7 @@ function apiError(method: string, path: string, status: number, text: string): M
   const code = typeof body?.error?.code === 'string' ? body.error.code : `HTTP_${status}`;
   const message = typeof body?.error?.message === 'string' ? body.error.message : `${method} ${path} answered ${status}`;
   const details = body?.error?.details;
-  const err = new MemloomError(code, message, {
+  const err = new MemloomError(answeredCode(code), message, {
     kind: KIND_OF_STATUS[status] ?? (status >= 500 ? 'unavailable' : 'input'),
     details: { status, ...(Array.isArray(details) ? { issues: JSON.stringify(details) } : {}) },
   });

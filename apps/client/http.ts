@@ -1,4 +1,4 @@
-import { MemloomError } from '../../src/errors.js';
+import { answeredCode, MemloomError } from '../../src/errors.js';
 import { batchBody, type WireEvent } from './wire.js';
 
 export interface HttpOptions {
@@ -68,7 +68,7 @@ export async function postEvents(batch: readonly WireEvent[], o: HttpOptions): P
   const message = typeof body?.error?.message === 'string' ? body.error.message : `POST /v1/events answered ${res.status}`;
   if (res.status === 400 || res.status === 422) return { kind: 'invalid', code, message, issues: issuesOf(body) };
   if (res.status === 413) return { kind: 'too_large' };
-  const error = new MemloomError(code, message, {
+  const error = new MemloomError(answeredCode(code), message, {
     kind: res.status === 429 ? 'rate_limited' : res.status >= 500 ? 'unavailable' : 'input',
     details: { url: o.url, status: res.status },
   });

@@ -1,4 +1,4 @@
-import { MemloomError } from '../../src/errors.js';
+import { answeredCode, MemloomError } from '../../src/errors.js';
 import type { MemloomApi } from '../client/api.js';
 import type { ForgetAnswer } from '../client/types.js';
 import type { MemloomClient } from '../client/index.js';
@@ -17,7 +17,7 @@ export function clientBackend(api: MemloomApi & Partial<Pick<MemloomClient, 'eve
       const id = answer.ids[0];
       if (!id)
         throw new MemloomError(
-          answer.error?.code ?? 'INPUT_INVALID',
+          answer.error?.code ? answeredCode(answer.error.code) : 'INPUT_INVALID',
           answer.error?.details.map((d) => `${d.path || 'event'}: ${d.message}`).join('; ') ?? 'The event was rejected.',
           { kind: 'input' },
         );

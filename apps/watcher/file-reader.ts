@@ -5,6 +5,7 @@ import type { Deps } from '../../src/deps.js';
 import { insertFileDeadLettersStatement, type FileDeadLetter } from '../../src/db/sql/dead-letters.js';
 import { insertedEvents, insertEventsStatement, runInOneTransaction, setTenantStatement, type EventRow } from '../../src/db/sql/insert-events.js';
 import { getOffset, saveOffset, saveOffsetStatementFor, type FileOffset } from '../../src/db/sql/watcher-offsets.js';
+import type { ErrorCode } from '../../src/errors.js';
 import { toEventRow } from '../../src/events/ingest.js';
 import { intake } from '../../src/events/intake.js';
 import { validateEvents } from '../../src/events/schema.js';
@@ -173,7 +174,7 @@ async function skipLongLine(fh: FileHandle, pos: Position, head: Buffer, size: n
         deadLetter: {
           file: '',
           line: pos.line + 1,
-          code: 'LINE_TOO_LONG',
+          code: 'LINE_TOO_LONG' satisfies ErrorCode,
           message: `the line is ${end - pos.offset} bytes, over the ${MAX_LINE_BYTES}-byte limit`,
           payload: head.toString('utf8', 0, 1024),
         },
@@ -190,7 +191,7 @@ async function storeLines(deps: Deps, tenantId: string, relPath: string, lines: 
   const parsed: unknown[] = [];
   const bad: FileDeadLetter[] = extraBad.map((d) => ({ ...d, file: relPath }));
   const goodLines: FileLine[] = [];
-  const deadLetter = (line: FileLine, code: string, message: string) => bad.push({ file: relPath, line: line.number, code, message, payload: line.text });
+  const deadLetter = (line: FileLine, code: ErrorCode, message: string) => bad.push({ file: relPath, line: line.number, code, message, payload: line.text });
   for (const line of lines) {
     if (!line.utf8) {
       deadLetter(line, 'INVALID_UTF8', 'the line is not valid UTF-8');

@@ -21,8 +21,8 @@ const TABLES: Array<{ table: string; select: string; tokenise: Tokenise; set: st
   // A chunk's own text and its time and speaker words; the neighbours' parts are rebuilt after.
   {
     table: 'chunks',
-    select: `c.content AS a, to_json(c.occurred_at) #>> '{}' AS t, (SELECT e.metadata->>'speaker' FROM events e WHERE e.id = c.event_id) AS s`,
-    tokenise: (r) => [ftsDocument(r.a ?? ''), metaDocument(new Date(r.t ?? 0), r.s)],
+    select: `c.content AS a, to_json(c.occurred_at) #>> '{}' AS t, (SELECT coalesce(e.metadata->>'speaker', e.metadata->>'name') FROM events e WHERE e.id = c.event_id) AS s`,
+    tokenise: (r) => [ftsDocument(r.a ?? ''), metaDocument(new Date(r.t ?? 0), r.s, r.a ?? '')],
     set: `to_tsvector('simple', x.doc) || memloom_meta_key(to_tsvector('simple', x.meta))`,
   },
   // A memory's key also holds its slot's category and attribute words (src/domain/slots.ts slotKeyText).

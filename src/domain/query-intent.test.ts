@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksAboutPast, asksAboutTime, hasTimeExpression, namesParticipant, queryWords } from './query-intent.js';
+import { asksAboutPast, asksAboutTime, asksOnly, hasTimeExpression, namesParticipant, queryWords } from './query-intent.js';
 import { minMax, zScores } from './scoring.js';
 
 describe('query intent', () => {
@@ -60,11 +60,42 @@ describe('score normalisation', () => {
 });
 
 describe('asksAboutPast', () => {
-  it.each(['What database did we use before SQLite?', 'Where did Caroline move from?', 'What was the original plan, previously?'])(
-    'asks for an earlier value: %s',
-    (q) => expect(asksAboutPast(q)).toBe(true),
-  );
-  it.each(['Which database does the desktop app use?', 'When is standup?', 'Which database did we pick?'])('asks for the current value: %s', (q) =>
-    expect(asksAboutPast(q)).toBe(false),
-  );
+  it.each([
+    'What database did we use before SQLite?',
+    'Where did Caroline move from?',
+    'What was the original plan, previously?',
+    'Which editor did I use before we switched?',
+    'What did the team use before the migration?',
+  ])('asks for an earlier value: %s', (q) => expect(asksAboutPast(q)).toBe(true));
+  it.each([
+    'Which database does the desktop app use?',
+    'When is standup?',
+    'Which database did we pick?',
+    'How many people have to sign off before I can merge?',
+    'What should I run before we deploy?',
+    'Which branch do I work on until the release ships?',
+  ])('asks for the current value: %s', (q) => expect(asksAboutPast(q)).toBe(false));
+});
+
+describe('asksOnly', () => {
+  it.each([
+    'Sure. Which region are they in?',
+    'Noted. When do you ship?',
+    "Of course. What's it about, and who's supervising?",
+    'Do you have a time goal?',
+    'can you book the boys a dental cleaning',
+    'hi, can you help me plan my week around work',
+    'also remind me to renew the TLS cert for the status page',
+  ])('only asks: %s', (t) => expect(asksOnly(t)).toBe(true));
+  it.each([
+    'I drive a 2012 Corolla with 190k miles, is it worth fixing the AC?',
+    "my phone's a Pixel 7, can you find me a case with a kickstand?",
+    'We moved to SQLite. Want me to update the docs?',
+    'Sure! Flights, hotel, car?',
+    'Thanks!',
+    'hey! starting my senior thesis this year, can you help me stay organized',
+    'money goals for the year, can you keep track',
+    'we moved to SQLite, can you update the docs?',
+    'Can you believe it? We adopted a puppy last week!',
+  ])('states something, or too little to tell: %s', (t) => expect(asksOnly(t)).toBe(false));
 });

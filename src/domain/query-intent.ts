@@ -30,12 +30,60 @@ const TIME_EXPRESSION_RE = new RegExp(
 const PAST_VALUE_RE =
   /\b(?:before|used to|previously|originally|formerly|at first|initially|in the past|back then|prior to|former|previous|earlier|(?:move|moved|switch|switched|change|changed|migrate|migrated|come|came) (?:away )?from|until)\b/i;
 
+/**
+ * "before" / "until" that opens a clause about now or later ("before I can merge", "until we
+ * ship"): a subject, then a verb that is not in the past tense. "before we moved to SQLite" and
+ * "before SQLite" still ask about the past.
+ */
+const CLAUSE_NOT_PAST_RE =
+  /\b(?:before|until)\s+(?:i|we|you|they|he|she|it|my|our|your|the\s+\w+)\s+(?!(?:was|were|had|did|used|went|came|left|got|made|took|began|started|bought)\b|\w+ed\b)\w+/gi;
+
 export function asksAboutPast(query: string): boolean {
-  return PAST_VALUE_RE.test(query);
+  return PAST_VALUE_RE.test(query.replace(CLAUSE_NOT_PAST_RE, ' '));
 }
 
 export function asksAboutTime(query: string): boolean {
   return TEMPORAL_QUERY_RE.test(query);
+}
+
+/** A sentence that asks: it ends with "?" and opens with a question word or an auxiliary verb. */
+const ASKING_RE =
+  /^(?:what|what's|which|who|who's|whom|whose|when|where|where's|why|how|how's|do|does|did|is|are|was|were|am|can|could|would|will|should|shall|have|has|had|any|anything|anyone|want|wanna|need|shall)\b[^?]*\?$/i;
+
+/**
+ * A clause that asks for something rather than stating it: "can you book the boys a dental
+ * cleaning", "remind me to ask my manager", "please draft a note", "help me set up my calendar".
+ */
+const REQUEST_RE =
+  /^(?:(?:and|also|so|ok|okay|oh|hey|hi|then|now|pls|please)\s+)*(?:(?:can|could|would|will)\s+(?:you|u)\b|please\b|pls\b|remind\s+me\b|help\s+me\b|give\s+me\b|send\s+me\b|show\s+me\b|tell\s+me\b|let\s+me\s+know\b|let'?s\b)/i;
+
+/** Words of a clause: three or more say something; fewer ("Sure.", "Got it", "hi") set the tone only. */
+const saysSomething = (x: string) => x.split(/\s+/).filter(Boolean).length >= 3;
+
+/**
+ * A turn that only asks: each of its sentences of three words or more is a question, or each of
+ * their clauses of three words or more asks for something ("Sure. Which region are they in?",
+ * "can you book the boys a dental cleaning", "hi, can you help me plan my week"), and there is
+ * one. Such a turn states nothing; the answer is in the turn after it (src/domain/scoring.ts
+ * answerLifts). A statement with a question or a request beside it ("I drive a 2012 Corolla, is
+ * it worth fixing the AC?", "my phone's a Pixel 7, can you find me a case?") is no such turn.
+ */
+export function asksOnly(text: string): boolean {
+  const sentences = text
+    .trim()
+    .split(/(?<=[.!?])\s+/)
+    .map((x) => x.trim())
+    .filter(saysSomething);
+  return sentences.length > 0 && sentences.every((x) => ASKING_RE.test(x) || onlyRequests(x));
+}
+
+function onlyRequests(sentence: string): boolean {
+  const clauses = sentence
+    .replace(/[.!?]+$/, '')
+    .split(/\s*[,;:—–]\s*|\s+-\s+/)
+    .map((x) => x.trim())
+    .filter(saysSomething);
+  return clauses.length > 0 && clauses.every((x) => REQUEST_RE.test(x));
 }
 
 export function hasTimeExpression(text: string): boolean {

@@ -125,3 +125,16 @@ export function namesReplaced(older: Slot, newer: Slot): boolean {
   const held = new Set([...older.value, ...older.value.flatMap((v) => v.split(/\s+/))]);
   return newer.replaces.some((w) => held.has(w) || w.split(/\s+/).every((x) => held.has(x)));
 }
+
+/**
+ * A reversal: the newer statement, said with change language, gives again the value a former
+ * version of a chain held ("we went back to Jenkins" after Jenkins → GitHub Actions). The value
+ * anchors the subject: a value of a known category needs no shared subject word ("went back to
+ * Jenkins" names no CI); any other value needs the subjects to agree as a restatement's do.
+ */
+export function revertsTo(former: Slot, newer: Slot): boolean {
+  if (!newer.change || newer.planned || newer.negated || !sameValues(former.value, newer.value)) return false;
+  if (!compatibleKinds(former.kind, newer.kind)) return false;
+  const known = former.kind !== null && !SHAPE_KINDS.has(former.kind) && former.kind !== 'name' && former.kind !== 'thing';
+  return known || aboutAgreement(former, newer) >= SAME_VALUE_AGREEMENT;
+}

@@ -34,7 +34,8 @@ export function shapeSpans(text: string): Span[] {
   const add = (re: RegExp, kind: string, norm: (m: RegExpExecArray) => string[]) => {
     for (const m of text.matchAll(new RegExp(re.source, `${re.flags.replace('g', '')}g`))) {
       const start = m.index ?? 0;
-      const end = start + m[0].length;
+      // "$2,050 starting": an optional unit's space is not part of the value when no unit follows.
+      const end = start + m[0].trimEnd().length;
       if (out.some((s) => start < s.end && end > s.start)) continue;
       out.push({ start, end, kind, norm: norm(m as RegExpExecArray) });
     }
@@ -42,9 +43,13 @@ export function shapeSpans(text: string): Span[] {
   add(/\b(\d{4})-(\d{2})-(\d{2})\b/, 'date', (m) => [`${m[2]}-${m[3]}`, m[1] as string]);
   add(new RegExp(String.raw`\b${MONTH}\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?`, 'i'), 'date', (m) => dateNorm(m[1], m[2], m[3]));
   add(new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?${MONTH}\b(?:,?\s+(\d{4}))?`, 'i'), 'date', (m) => dateNorm(m[2], m[1], m[3]));
-  add(/\b(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:a\.?m\.?|p\.?m\.?)(?![a-z])|\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?!\.\d)\b|\bnoon\b|\bmidnight\b/i, 'time', (m) => [
-    timeNorm(m[0]),
-  ]);
+  // "9.30" is a time after "at", "by", "from", "until"… ("standup at 9.30"); elsewhere a dotted
+  // number is a version ("Python 3.12", "Ubuntu 22.04"). A colon is a time anywhere.
+  add(
+    /\b(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:a\.?m\.?|p\.?m\.?)(?![a-z])|\b(?:[01]?\d|2[0-3]):[0-5]\d\b|(?<=\b(?:at|by|from|until|till|before|after|around|about)\s)(?:[01]?\d|2[0-3])\.[0-5]\d(?!\.\d)\b|\bnoon\b|\bmidnight\b/i,
+    'time',
+    (m) => [timeNorm(m[0])],
+  );
   add(
     /[$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|mm|bn|million|thousand|billion)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k|m|million|thousand|billion)?\s?(?:dollars|euros|pounds|usd|eur|gbp|bucks|chf|yen)\b/i,
     'money',

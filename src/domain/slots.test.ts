@@ -91,6 +91,16 @@ describe('readSlot and relate: which newer statement replaces which older one', 
     expect(readSlot('Which database do we use?')).toBeNull();
   });
 
+  it('reads a version only in digits right after a name, not a count or a place', () => {
+    expect(readSlot('billing runs on Node 22 now')).toMatchObject({ about: ['bill', 'node'], value: ['22'], kind: 'version' });
+    expect(readSlot('Every PR needs one approval before merge')?.kind).not.toBe('version');
+    expect(readSlot('Kafka is not used any more (session 3, turn 2)')?.kind).not.toBe('version');
+    expect(readSlot('Quick one before I crash')?.kind).not.toBe('version');
+    // A dotted number is a time only where a time is expected ("at 9.30"), else a version.
+    expect(readSlot('we moved the ML repo to Python 3.12')?.value).toContain('3.12');
+    expect(readSlot('standup is at 9.30 now')).toMatchObject({ value: ['09:30'], kind: 'time' });
+  });
+
   it('gives episodes a slot only when they change a value', () => {
     expect(changesState(readSlot('The user started at Canva on Monday.')!)).toBe(true);
     expect(changesState(readSlot('We moved inventory from MySQL to Postgres over the weekend.')!)).toBe(true);
@@ -103,5 +113,44 @@ describe('readSlot and relate: which newer statement replaces which older one', 
     expect(slotKeyText(slot)).toContain('database');
     expect(slotKeyText(readSlot('The user no longer uses bash.'))).toContain('shell');
     expect(slotKeyText(readSlot('Rachel is my manager now.'))).toContain('boss');
+  });
+
+  it('reads changes said as "off X onto Y", amounts before another phrase, and the clause that changes a known value', () => {
+    expect(readSlot('we moved the job queue off Redis Streams onto RabbitMQ this weekend')).toMatchObject({ value: ['rabbitmq'], replaces: ['redis'] });
+    // "$2,050 starting march": the amount is the value, not its digits as words.
+    expect(readSlot('the landlord bumped rent to $2,050 starting march')).toMatchObject({ about: ['rent'], value: ['2050'], kind: 'money' });
+    // The changing clause with a known kind of value, not the first changing clause.
+    expect(readSlot('cutting back on dairy, so from now on my order is an oat latte')).toMatchObject({ value: ['oat latte'], kind: 'drink' });
+    // A past-tense change verb after a comma opens a statement of its own.
+    expect(readSlot('we switched the monorepo to pnpm, installs dropped from 4 minutes to under one')).toMatchObject({
+      about: ['monorepo'],
+      value: ['pnpm'],
+      replaces: [],
+    });
+  });
+
+  it('reads "X is a <role>" as X\'s role, so a move into another role replaces it; "X is the <role>" names the holder', () => {
+    const before = readSlot('Lena is a backend engineer on my team, she wrote most of the queue code')!;
+    const after = readSlot('Lena moved into the engineering manager role this month')!;
+    expect(before).toMatchObject({ about: ['lena', 'role'], value: ['backend', 'engineer'] });
+    expect(after).toMatchObject({ about: ['lena', 'role'], value: ['engineering', 'manager', 'role'] });
+    expect(relate(before, after)).toBe('replaces');
+    expect(readSlot('Rachel is the manager now')).toMatchObject({ value: ['rachel'], kind: 'name' });
+  });
+
+  it('reads who took over what from whom, and a possessive clause that ends the former holder', () => {
+    expect(readSlot('Priya took over the billing service from Sam last week')).toMatchObject({
+      about: ['bill', 'servic'],
+      value: ['priya'],
+      replaces: ['sam'],
+    });
+    expect(readSlot('Rotation switched: Marco took over on-call from Aisha today')).toMatchObject({ value: ['marco'], replaces: ['aisha'] });
+    // "…, Marco's week is over" drops Marco; the first clause still gives the value.
+    expect(readSlot("Lena is on call for payments now, Marco's week is over")).toMatchObject({
+      about: ['payment'],
+      value: ['lena'],
+      replaces: ['marco'],
+      negated: false,
+    });
   });
 });

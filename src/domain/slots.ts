@@ -6,7 +6,7 @@
  * local, database}, value {postgres} (a database); "we moved the desktop client from Postgres to
  * SQLite" as about {desktop, app}, value {sqlite}, replaces {postgres}, a change. relate()
  * (slot-relate.ts) then says the second replaces the first; the values are read as spans
- * (slot-spans.ts). Pure and deterministic; the extractor, PATCH corrections and
+ * (slot-spans.ts), the change phrases and implied attributes by slot-grammar.ts. Pure and deterministic; the extractor, PATCH corrections and
  * the startup backfill all read slots the same way.
  *
  * Where it stops: it reads English clauses of the usual shapes (copulas, "X uses Y", change verbs,
@@ -19,6 +19,7 @@ import type { MemoryKind } from './vocabulary.js';
 import { SLOT_KINDS } from './vocabulary.js';
 import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, CHANGE_WORDS, GENERIC_WORDS, VALUE_CATEGORIES, VALUE_SYNONYMS } from './slot-lexicon.js';
 import { AMBIGUOUS_VALUES, EVERYDAY_DRINKS, lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
+import { attributes, CHANGE_VERB_PAST, PATTERNS, ROLE } from './slot-grammar.js';
 import { isStopword } from './stopwords.js';
 import { ftsQuery, ftsStem } from './text.js';
 
@@ -48,6 +49,13 @@ export interface Slot {
 export type SlotRelation = 'same' | 'replaces' | 'unrelated';
 
 const PRONOUNS = new Set(['it', 'its', 'them', 'this', 'that', 'these', 'those', 'everything', 'something', 'one', 'him', 'her']);
+/** Words a number counts or places rather than versions ("session 3", "page 12", "room 4"). */
+const COUNTERS = new Set(
+  'session turn step page chapter line item room floor week day month year grade part phase round episode season number no section table figure option point lane gate seat row'.split(
+    ' ',
+  ),
+);
+
 export const SHAPE_KINDS: ReadonlySet<string> = new Set(['time', 'date', 'money', 'duration', 'version', 'percent', 'number', 'quantity', 'id']);
 const SELF = new Set([
   'i',
@@ -74,101 +82,6 @@ const FAVOURITE_RE = /\b(?:fav(?:e|ou?rite)?|main|primary|default|preferred|go-t
 const PLANNED_RE = /\b(?:will|'ll|’ll|shall|going to|gonna|plan(?:s|ning)? to|intend(?:s)? to|about to|considering|thinking (?:of|about))\b/i;
 const CHANGE_RE =
   /\b(?:now|switch\w*|mov(?:e|ed|es|ing)|migrat\w*|chang(?:e|ed|es|ing)|replac\w*|swap\w*|ditch\w*|upgrad\w*|downgrad\w*|bump\w*|shift\w*|push(?:ed)? (?:back|out)|slipp?\w*|postpon\w*|delay\w*|reschedul\w*|brought forward|cut|reduc\w*|rais(?:e|ed)|increas\w*|lower(?:ed)|went (?:up|down)|renam\w*|promot\w*|convert\w*|transition\w*|relocat\w*|went|became|become|back to|back on|reverted|anymore|any more|no longer|from now on|going forward|these days|nowadays|instead|took over|taken over|is gone|are gone)\b/i;
-const CHANGE_VERB = String.raw`(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|chang(?:e|ed|es|ing)|upgrad(?:e|ed|es|ing)|downgrad(?:e|ed|es|ing)|bump(?:ed|s|ing)?|updat(?:e|ed|es|ing)|shift(?:ed|s|ing)?|push(?:ed|es|ing)?(?:\s+(?:back|out))?|slipp?(?:ed|s|ing)?|postpon(?:e|ed|es|ing)|delay(?:ed|s|ing)?|reschedul(?:e|ed|es|ing)|brought\s+forward|cut|reduc(?:e|ed|es|ing)|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|lower(?:ed|s|ing)?|went\s+(?:up|down|back)|go(?:es|ing)?\s+back|dropp?(?:ed|s|ing)?|renam(?:e|ed|es|ing)|promot(?:e|ed|es|ing)|convert(?:ed|s|ing)?|transition(?:ed|s|ing)?|settl(?:e|ed|es|ing)|relocat(?:e|ed|es|ing)|port(?:ed|ing)?|rewr(?:ote|itten|iting)|extend(?:ed|s|ing)?|shorten(?:ed|s|ing)?|grew|grown|fell|rose|climbed|jumped)`;
-/** Where a value phrase ends: punctuation, or a word that opens a new part of the sentence. */
-const END = String.raw`(?=\s*(?:$|[,.](?!\d)|[;!?)\]—–]|\s-\s|\s(?:for|because|since|as|and|but|so|on|at|in|last|this|next|yesterday|today|tonight|tomorrow|starting|from|after|before|by|when|which|who|now|anymore|instead|again|too|already|though|although|while|until|effective|due|per|thanks|if|unless|with|without)\b))`;
-const PHRASE = String.raw`((?:[^,.;!?()]|[,.](?=\d))+?)`;
-/** A short phrase just before a verb: up to four words. */
-const LEAD = String.raw`((?:[\w.+#@'’-]+\s+){0,3}[\w.+#@'’-]+)`;
-
-interface Pattern {
-  re: RegExp;
-  /** Group numbers of the new and the replaced value (0: none). */
-  neu: number;
-  old: number;
-  negated?: boolean;
-  /** Group of what the change was done to ("extended [the deadline] to October 14"): the slot's subject. */
-  object?: number;
-}
-
-const PATTERNS: Pattern[] = [
-  // "moved the desktop app from Postgres to SQLite", "standup went from 9:30 to 10"
-  { re: new RegExp(String.raw`\bfrom\s+${PHRASE}\s+(?:to|into|onto|over\s+to)\s+${PHRASE}${END}`, 'i'), old: 1, neu: 2 },
-  // "replaced Postgres with SQLite", "swapped out Jenkins for GitHub Actions", "ditched Vim for Neovim"
-  {
-    re: new RegExp(
-      String.raw`\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?(?:\s+out)?|ditch(?:ed|es|ing)?|trad(?:e|ed|es|ing)(?:\s+in)?|exchang(?:e|ed|es|ing)|substitut(?:e|ed|es|ing)|switch(?:ed|es|ing)?|chang(?:e|ed|es|ing)|dump(?:ed|s|ing)?|dropp?(?:ed|s|ing)?)\s+(?:out\s+)?${PHRASE}\s+(?:with|for|by)\s+${PHRASE}${END}`,
-      'i',
-    ),
-    old: 1,
-    neu: 2,
-  },
-  // "SQLite replaced Postgres", "Priya took over from Sam"
-  {
-    re: new RegExp(
-      String.raw`${LEAD}\s+(?:has\s+|have\s+|had\s+)?(?:replaced|replaces|is\s+replacing|took\s+over\s+from|takes\s+over\s+from|has\s+taken\s+over\s+from|superseded|supersedes|succeeded|succeeds)\s+${PHRASE}${END}`,
-      'i',
-    ),
-    neu: 1,
-    old: 2,
-  },
-  // "SQLite instead of Postgres"
-  { re: new RegExp(String.raw`${LEAD}\s*,?\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+${PHRASE}${END}`, 'i'), neu: 1, old: 2 },
-  // "it's Thursday, not Friday"
-  { re: new RegExp(String.raw`\b(?:is|are|it's|that's|it is|that is)\s+(?:actually\s+|now\s+)?${PHRASE}\s*,?\s+not\s+${PHRASE}${END}`, 'i'), neu: 1, old: 2 },
-  // "not Friday but Thursday"
-  { re: new RegExp(String.raw`\bnot\s+${PHRASE}\s*,?\s+but\s+${PHRASE}${END}`, 'i'), old: 1, neu: 2 },
-  // "prefer tabs over spaces"
-  { re: new RegExp(String.raw`\bprefer(?:s|red)?\s+${PHRASE}\s+(?:over|to)\s+${PHRASE}${END}`, 'i'), neu: 1, old: 2 },
-  // "doesn't like dark mode anymore", "no longer uses Jenkins", "stopped drinking coffee"
-  {
-    re: new RegExp(
-      String.raw`\b(?:don't|doesn't|do\s+not|does\s+not|no\s+longer|not)\s+(?:really\s+|even\s+)?(?:like|love|enjoy|use|prefer|want|drink|eat|need|run|host|deploy\s+(?:on|to)|work(?:s)?\s+(?:at|for|on)|live(?:s)?\s+in)\s+${PHRASE}${END}`,
-      'i',
-    ),
-    neu: 0,
-    old: 1,
-    negated: true,
-  },
-  {
-    re: new RegExp(
-      String.raw`\b(?:no\s+longer|stopped|quits?|quitting|traded\s+in|sold|gave\s+up(?:\s+on)?|got\s+rid\s+of|dropped|ditched|dumped|binned|scrapped|moved\s+(?:away\s+from|off(?:\s+of)?)|retired|abandoned|sunset|killed|decommissioned|deprecated|removed|cancell?ed|left)\s+(?:using\s+|use\s+|drinking\s+|eating\s+|on\s+|with\s+|at\s+|in\s+)?${PHRASE}${END}`,
-      'i',
-    ),
-    neu: 0,
-    old: 1,
-    negated: true,
-  },
-  // "I hate tabs now": a negative preference takes back a liking.
-  {
-    re: new RegExp(String.raw`\b(?:hate|hates|dislike|dislikes|can't\s+stand|cannot\s+stand|detest|detests)\s+${PHRASE}${END}`, 'i'),
-    neu: 0,
-    old: 1,
-    negated: true,
-  },
-  // "Jenkins is gone", "the Heroku app was decommissioned"
-  {
-    re: new RegExp(
-      String.raw`${LEAD}\s+(?:is|are|was|were|has\s+been|have\s+been|got|'s|’s)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|retired|decommissioned|deprecated|dropped|removed|cancell?ed|shut\s+down|sunset|history|no\s+more|discontinued|turned\s+off|switched\s+off|abandoned|swapped\s+out|replaced|ripped\s+out|phased\s+out|ditched|over|done|finished)${END}`,
-      'i',
-    ),
-    neu: 0,
-    old: 1,
-    negated: true,
-  },
-  // "switched to SQLite", "the deadline slipped to April 2", "moved standup to 10am", "upgraded to Node 22"
-  {
-    re: new RegExp(String.raw`\b${CHANGE_VERB}\s+(?:([^,.;!?]{0,40}?)\s)??(?:to|into|onto|over\s+to|up\s+to|down\s+to)\s+${PHRASE}${END}`, 'i'),
-    neu: 2,
-    old: 0,
-    object: 1,
-  },
-  // "back to two-week sprints", "returned to Jenkins"
-  { re: new RegExp(String.raw`\b(?:back|returned|returning|reverted|reverting)\s+(?:to|on|onto)\s+${PHRASE}${END}`, 'i'), neu: 1, old: 0 },
-  // "is now SQLite", "standup is now at 10"
-  { re: new RegExp(String.raw`\b(?:is|are|'s|’s)\s+now\s+(?:at\s+|on\s+|in\s+)?${PHRASE}${END}`, 'i'), neu: 1, old: 0 },
-];
-
 /** Content words of a stretch of text: lower case, stopwords and self references out. */
 function words(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}.+#@'’_-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [])
@@ -183,38 +96,6 @@ export function fold(stem: string): string {
 }
 
 const sorted = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
-
-/** Attribute words implied by verb phrases ("works at" → employ, "lives in" → resid, "likes" → pref). */
-function attributes(text: string, hasCategory: boolean): string[] {
-  const out: string[] = [];
-  if (
-    /\b(?:works?|worked|working)\s+(?:at|for)\b|\bemployed\s+(?:at|by)\b|\bhired\s+(?:at|by)\b|\b(?:joined|joins|joining)\s+\p{Lu}|\bjob\s+at\b|\b(?:started|starts|starting)\s+(?:at|with)\s+\p{Lu}|\bemployer\b|\b(?:i'm|i\s+am|is|was|as)\s+(?:a|an|the)\s+[\p{L}\s-]{2,40}?\s+(?:at|for)\s+\p{Lu}/iu.test(
-      text,
-    )
-  )
-    out.push('employ');
-  const person = String.raw`(?:[Ii]|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[Uu]ser|[Ff]amily|\p{Lu}\p{Ll}+)`;
-  if (
-    !hasCategory &&
-    (/\blives?\s+in\b|\bliving\s+in\b|\bbased\s+in\b|\bhome\s+is\s+in\b/iu.test(text) ||
-      new RegExp(String.raw`\b${person}(?:'ve|\s+have|\s+just|\s+finally)?\s+(?:moved|relocated|relocating|moving)\s+(?:back\s+)?to\s+\p{Lu}`, 'u').test(
-        text,
-      ) ||
-      /\b(?:i'm|i\s+am|user\s+is|we're|we\s+are|he's|she's|they're)\s+(?:now\s+|still\s+)?(?:in|living\s+in|based\s+in)\s+\p{Lu}/iu.test(text))
-  )
-    out.push('resid');
-  if (/\breports?\s+to\b|\breporting\s+to\b/i.test(text)) out.push('manag');
-  // "the tech lead on the Payments team", "promoted to staff engineer": a role.
-  if (
-    /\b(?:promoted\s+to|role\s+is|title\s+is|position\s+is|works?\s+as|hired\s+as|joined\s+as)\b|\b(?:is|am|i'm|are|was|as)\s+(?:now\s+)?(?:the|a|an|our)\s+(?:[\p{L}-]+\s+){0,3}(?:lead|engineer|developer|manager|designer|analyst|scientist|architect|director|intern|consultant|founder|ceo|cto|cfo|coo|vp|head|nurse|teacher|professor|doctor|lawyer|accountant|recruiter|researcher|product owner|pm|em)\b/iu.test(
-      text,
-    )
-  )
-    out.push('role');
-  if (/\b(?:like|likes|liked|love|loves|loved|prefer|prefers|preferred|enjoy|enjoys|hate|hates|dislike|dislikes)\b|\bfan\s+of\b/i.test(text)) out.push('pref');
-  return out;
-}
-
 /** The first verb-like word: a copula, a modal, or a common verb form. */
 const VERB_RE =
   /\b(?:is|are|was|were|am|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))'s|'re|’re|be|been|has|have|had|will|would|can|could|should|must|use[sd]?|using|run|runs|ran|running|work(?:s|ed|ing)?|live[sd]?|living|prefer(?:s|red)?|like[sd]?|love[sd]?|hate[sd]?|enjoy(?:s|ed)?|want(?:s|ed)?|need(?:s|ed)?|deploy(?:s|ed)?|host(?:s|ed)?|join(?:s|ed)?|start(?:s|ed)|drink(?:s)?|drank|eat(?:s)?|ate|drive(?:s)?|drove|own(?:s|ed)?|speak(?:s)?|meet(?:s)?|met|take(?:s)?|took|go(?:es)?|went|get(?:s)?|got|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|chang(?:e|ed|es)|replac(?:e|ed|es)|upgrad(?:e|ed|es)|decided|chose|picked|opted|settled|slipped|pushed|cut|raised|dropped|promoted|reports?|manages?|leads?|happens?|falls?|sits?)\b/i;
@@ -236,8 +117,12 @@ export function readSlot(statement: string): Slot | null {
     .filter((x) => x.slot.about.length + x.slot.value.length + x.slot.replaces.length > 0);
   // The statement's slot is that of its first clause that gives a value or names a replaced one;
   // "X is gone; we use Y now" joins a clause that only drops a value to the next one that gives one.
+  // A changing clause with a value of a known kind first: "cutting back on dairy, so from now on my
+  // order is an oat latte" changes the order, not the dairy.
+  const changing = (x: { slot: Slot }) => x.slot.replaces.length > 0 || (x.slot.value.length > 0 && x.slot.change && !x.slot.planned);
   const main =
-    clauses.find((x) => x.slot.replaces.length > 0 || (x.slot.value.length > 0 && x.slot.change && !x.slot.planned)) ??
+    clauses.find((x) => changing(x) && x.slot.kind !== 'thing') ??
+    clauses.find(changing) ??
     clauses.find((x) => x.slot.value.length > 0 && x.slot.kind !== 'thing') ??
     clauses.find((x) => x.slot.value.length > 0) ??
     clauses[0];
@@ -259,13 +144,18 @@ export function readSlot(statement: string): Slot | null {
 
 /** Splits a sentence where a new clause starts: ; : — and commas before a conjunction, a pronoun or a name. */
 function splitClauses(text: string): string[] {
-  return text
-    .split(
-      /\s*(?:[;:]\s|\s[—–-]+\s|[—–]|,\s*(?=(?:and|but|so|because|since|while|although|though|which|who|whereas|plus|then|he|she|they|it|we|i|the user|that|this|there|now)\b)|\s(?=(?:because|since|whereas|although|though|so that)\s))\s*/iu,
-    )
-    .flatMap((c) => c.split(/,\s*(?=\p{Lu}\p{Ll}+\s+\p{Ll})/u))
-    .map((c) => c.trim())
-    .filter(Boolean);
+  return (
+    text
+      .split(
+        /\s*(?:[;:]\s|\s[—–-]+\s|[—–]|,\s*(?=(?:and|but|so|because|since|while|although|though|which|who|whereas|plus|then|he|she|they|it|we|i|the user|that|this|there|now)\b)|\s(?=(?:because|since|whereas|although|though|so that)\s))\s*/iu,
+      )
+      .flatMap((c) => c.split(/,\s*(?=\p{Lu}\p{Ll}+(?:'s)?\s+\p{Ll})/u))
+      // "…to pnpm, installs dropped from 4 minutes to under one": a short subject and a past-tense
+      // change verb after a comma start another statement.
+      .flatMap((c) => c.split(new RegExp(String.raw`,\s*(?=(?:[\p{L}-]+\s+){1,2}${CHANGE_VERB_PAST}\b)`, 'iu')))
+      .map((c) => c.trim())
+      .filter(Boolean)
+  );
 }
 
 function readClause(text: string): Slot {
@@ -348,9 +238,14 @@ function readClause(text: string): Slot {
       return xs.filter((s) => s.kind === first.kind);
     };
     value = pick(predicate);
+    // "Lena is a backend engineer": an indefinite role after the copula says what the person is;
+    // the role is the value and the person what it is about. ("Rachel is the manager" says who the
+    // manager is: the person is the value, read below.)
+    const classified = value.length === 0 && !negated ? new RegExp(String.raw`\b(?:is|am|was)\s+(?:now\s+)?(?:a|an)\s+${ROLE}`, 'iu').exec(text) : null;
+    if (classified) valueWords = words(classified[1] as string).filter((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w));
     // "Postgres is what the desktop app uses": the value before a copula.
     // "Rachel is the manager now", "Postgres is what the desktop app uses": the value before a copula.
-    if (value.length === 0 && COPULA_RE.test(text) && !negated) {
+    if (value.length === 0 && valueWords.length === 0 && COPULA_RE.test(text) && !negated) {
       const initials = names.filter((s) => s.kind === 'initial' && s.start < predicateStart).map((s) => ({ ...s, kind: 'name' }));
       value = pick([...candidates, ...initials].filter((s) => s.start < predicateStart));
     }
@@ -380,8 +275,10 @@ function readClause(text: string): Slot {
     const before = /([\p{L}][\p{L}.+#-]*)\s*$/u.exec(text.slice(0, version.start));
     const subject = before?.[1]?.toLowerCase();
     const known = spans.some((s) => s.kind !== 'name' && !SHAPE_KINDS.has(s.kind) && s.end <= version.start && s.end >= version.start - 2);
-    // "iPhone 13" is one value of a known category; "Node 22" is a version of Node.
-    if (subject && !known && !isStopword(subject) && !CHANGE_WORDS.has(subject) && !SELF.has(subject)) {
+    // "iPhone 13" is one value of a known category; "Node 22" is a version of Node. A version is
+    // written in digits right after its name: "needs one approval" and "session 3" are no versions.
+    const digits = /^\s*[\d.]+\s*$/.test(text.slice(version.start, version.end));
+    if (subject && digits && !COUNTERS.has(subject) && !known && !isStopword(subject) && !CHANGE_WORDS.has(subject) && !SELF.has(subject)) {
       versionSubject = [VALUE_SYNONYMS.get(subject) ?? subject];
       value = [{ ...version, kind: 'version' }];
     }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Jieba } from '@node-rs/jieba';
 import { stemmer } from 'stemmer';
+import { dateWords, dayOfTime, resolveRelativeDates } from './dates.js';
 import { isStopword } from './stopwords.js';
 
 export { stem } from './stem.js';
@@ -124,9 +125,11 @@ export function tokenizeWords(text: string): string[] {
  * The version of the full-text keys: of ftsTokens' output and of what a chunk's key holds
  * (memloom_refresh_chunk_keys). Changing either changes it, and startup rewrites every stored key
  * written by another version (src/db/fts-upgrade.ts). 2: Porter's stems, and a chunk's key holds
- * its second previous turn.
+ * its second previous turn. 3: a chunk's
+ * time words hold the day of the month and its text's relative dates resolved (src/domain/dates.ts), and
+ * its speaker is speakerOf's (a `Name:` prefix, `metadata.name` or the role when `metadata.speaker` is absent).
  */
-export const FTS_KEYS_VERSION = '2';
+export const FTS_KEYS_VERSION = '3';
 
 /** Plain lower-case English words of 3+ letters get Porter's stem; anything else is kept as written. */
 const PORTER_RE = /^[a-z]{3,}$/;
@@ -183,17 +186,16 @@ export function ftsDocument(text: string): string {
   return ftsTokens(text).join(' ');
 }
 
-const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-
 /**
- * The time and speaker words of a chunk's key (docs/recall.md "Index keys"): the month name, year
- * and weekday of its event time (UTC) and the event's `metadata.speaker`, as an ftsDocument, so
- * they meet the query's tokens ("Monday", "Caroline" → their stems).
+ * The time and speaker words of a chunk's key (docs/recall.md "Index keys"): the day of the month,
+ * month name, year and weekday of its event time (UTC), the same words of each relative date its
+ * text names resolved against that time ("yesterday" said on 4 October 2023 adds 3 october 2023
+ * tuesday; src/domain/dates.ts), and its speaker (speakerOf), as an ftsDocument, so they meet the
+ * query's tokens ("Monday", "Caroline", "October 3" → their stems).
  */
-export function metaDocument(occurredAt: Date, speaker: string | null | undefined): string {
-  const year = String(occurredAt.getUTCFullYear()).padStart(4, '0');
-  return ftsDocument(`${MONTH_NAMES[occurredAt.getUTCMonth()]} ${year} ${WEEKDAY_NAMES[occurredAt.getUTCDay()]} ${speaker ?? ''}`);
+export function metaDocument(occurredAt: Date, speaker: string | null | undefined, text = ''): string {
+  const dates = [dayOfTime(occurredAt), ...resolveRelativeDates(text, occurredAt)].map(dateWords);
+  return ftsDocument(`${dates.join(' ')} ${speaker ?? ''}`);
 }
 
 /** The distinct ftsDocument tokens of a query, in first-seen order; the caller ORs them. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/pool.js';
 import { insertedEvents, insertEventsStatement, runInOneTransaction, setTenantStatement, type EventRow, type InsertedEvent } from '../db/sql/insert-events.js';
+import { withSpeaker } from '../domain/speaker.js';
 import { contentHash } from '../domain/text.js';
 import type { InputIssue } from '../errors.js';
 import { translateError } from '../errors-translate.js';
@@ -44,7 +45,8 @@ export function toEventRow(event: EventInput, key: string, source: EventSource, 
     importance: event.importance ?? null,
     // A TTL whose expiry would pass the stored range means "never" (storableTtl).
     ttl: storableTtl(event.ttl, event.occurred_at ? Date.parse(event.occurred_at) : Date.now()),
-    metadata: event.metadata ?? {},
+    // A `Name: ` prefix names the speaker when the metadata does not (src/domain/speaker.ts).
+    metadata: withSpeaker(event.type, event.content, event.metadata ?? {}, event.role),
     source,
     source_ref: sourceRef ?? null,
   };

@@ -15,6 +15,7 @@ import {
 import { slotKeys, slotKeyText, type Slot } from '../domain/slots.js';
 import { ftsDocument } from '../domain/text.js';
 import { embedDocuments } from '../embeddings.js';
+import { FIRST_STATUS, isFinished, type EventStatus } from '../queue/flow.js';
 import type {
   ChunkRecord,
   EdgeRecord,
@@ -47,7 +48,6 @@ export interface ImportState {
   /** Stored ids of events the source had not finished: the pipeline runs them here. */
   restartEvents: string[];
   workingMemory: Array<{ user_id: string; markdown: string }>;
-  terminal: Set<string>;
 }
 
 type Item<T> = { line: number; record: T };
@@ -125,7 +125,7 @@ async function vectors(
 
 async function events(deps: Deps, s: ImportState, items: Array<Item<EventRecord>>): Promise<void> {
   const rows = items.map(({ record: e }) => {
-    const status = s.terminal.has(e.status) ? e.status : 'received';
+    const status: EventStatus = isFinished(e.status) ? e.status : FIRST_STATUS;
     const { record: _r, id, ...rest } = e;
     return {
       ...rest,
@@ -133,7 +133,7 @@ async function events(deps: Deps, s: ImportState, items: Array<Item<EventRecord>
       source_id: id,
       status,
       content_hash: s.contentHash(e.content),
-      processed_at: status === 'received' ? null : e.processed_at,
+      processed_at: status === FIRST_STATUS ? null : e.processed_at,
     };
   });
   const { inserted, idByKey } = await tx(deps, s, (t) => importEvents(t, rows));
@@ -141,7 +141,7 @@ async function events(deps: Deps, s: ImportState, items: Array<Item<EventRecord>
     const stored = idByKey.get(r.idem_key);
     if (!stored) continue;
     s.ids.event.set(r.source_id, stored);
-    if (inserted.has(stored) && r.status === 'received') s.restartEvents.push(stored);
+    if (inserted.has(stored) && r.status === FIRST_STATUS) s.restartEvents.push(stored);
   }
   count(s, 'event', rows.length, inserted.size);
 }
@@ -264,12 +264,8 @@ async function edges(deps: Deps, s: ImportState, items: Array<Item<EdgeRecord>>)
       updated_at: g.updated_at,
     };
   });
-  const { inserted, idByKey } = await tx(deps, s, (t) => importEdges(t, rows));
-  for (const r of rows) {
-    const stored = idByKey.get(`${r.source_entity_id}|${r.target_entity_id}|${r.relation}`);
-    if (stored) s.ids.edge.set(r.source_id, stored);
-  }
-  count(s, 'edge', rows.length, inserted);
+  const stored = await tx(deps, s, (t) => importEdges(t, rows));
+  keepStoredIds(s, 'edge', rows, stored, (r) => `${r.source_entity_id}|${r.target_entity_id}|${r.relation}`);
 }
 
 async function relations(deps: Deps, s: ImportState, items: Array<Item<RelationRecord>>): Promise<void> {
@@ -287,12 +283,27 @@ async function relations(deps: Deps, s: ImportState, items: Array<Item<RelationR
       created_at: r.created_at,
     };
   });
-  const { inserted, idByKey } = await tx(deps, s, (t) => importRelations(t, rows));
+  const stored = await tx(deps, s, (t) => importRelations(t, rows));
+  keepStoredIds(s, 'relation', rows, stored, (r) => `${r.from_memory_id}|${r.to_memory_id}|${r.relation}`);
+}
+
+/**
+ * After an insert keyed by a natural key (an edge's or relation's ends and name): each row's source
+ * id maps to the id stored under its key (a row that was already there keeps that one's), and the
+ * kind's count takes the rows and those inserted.
+ */
+function keepStoredIds<R extends { source_id: string }>(
+  s: ImportState,
+  kind: 'edge' | 'relation',
+  rows: R[],
+  stored: { inserted: number; idByKey: Map<string, string> },
+  keyOf: (r: R) => string,
+): void {
   for (const r of rows) {
-    const stored = idByKey.get(`${r.from_memory_id}|${r.to_memory_id}|${r.relation}`);
-    if (stored) s.ids.relation.set(r.source_id, stored);
+    const id = stored.idByKey.get(keyOf(r));
+    if (id) s.ids[kind].set(r.source_id, id);
   }
-  count(s, 'relation', rows.length, inserted);
+  count(s, kind, rows.length, stored.inserted);
 }
 
 async function memoryEntities(deps: Deps, s: ImportState, items: Array<Item<MemoryEntityRecord>>): Promise<void> {

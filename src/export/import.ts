@@ -10,7 +10,6 @@ import { ExportHeader, ExportRecord, type DataRecordName, type ImportResult } fr
 
 const BATCH = 500;
 const MAX_REJECTIONS = 100;
-const TERMINAL = new Set(['done', 'skipped', 'failed']);
 
 /**
  * POST /v1/import: reads an export's JSON lines and stores what they hold in the caller's tenant.
@@ -111,7 +110,6 @@ function newState(
     supersededLinks: [],
     restartEvents: [],
     workingMemory: [],
-    terminal: TERMINAL,
   };
 }
 

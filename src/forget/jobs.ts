@@ -1,8 +1,7 @@
 import type { Deps } from '../deps.js';
-import type { QueueName } from '../queue/names.js';
+import { EVENT_QUEUES } from '../queue/flow.js';
 
-/** Queues whose payloads name events (or an extraction key) and the states a job waits in. */
-const EVENT_QUEUES: QueueName[] = ['triage', 'chunk', 'embed', 'extract'];
+/** The states a job waits in (EVENT_QUEUES: the queues whose payloads name events or an extraction key). */
 const WAITING_STATES = ['waiting', 'delayed', 'prioritized'] as const;
 /** Jobs looked at per queue: removal only saves work, so a deep backlog is not scanned to the end. */
 const SCAN_LIMIT = 1000;

@@ -33,6 +33,8 @@ export interface MemoryListQuery {
   status: MemoryListFilter['status'];
   conflicts: boolean;
   q?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -69,6 +71,8 @@ export async function listMemoriesPage(deps: Deps, tenantId: string, q: MemoryLi
     kinds: q.kinds,
     status: q.status,
     conflicts: q.conflicts,
+    since: q.since,
+    until: q.until,
     limit: q.limit,
     text: text ? { substring: text, terms: ftsQuery(text) } : undefined,
     after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MEMORY_STATUSES } from '../db/sql/memories-read.js';
 import { InputError } from '../errors.js';
-import { identifier, storableText } from '../input.js';
+import { identifier, storableText, timestamp } from '../input.js';
 import { MEMORY_KINDS } from '../domain/vocabulary.js';
 
 /** Memory ids are uuids; anything else can name no memory (404, not a database cast error). */
@@ -55,6 +55,8 @@ export const ListMemoriesQuery = z
       .transform((v) => v === 'true')
       .describe('only memories in a `challenges` relation'),
     q: storableText(1000).pipe(z.string().min(1)).optional().describe('text the memories contain'),
+    since: timestamp().optional().describe('said at or after this time (occurred_at)'),
+    until: timestamp().optional().describe('said before this time (occurred_at)'),
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
   })
@@ -79,3 +81,6 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string
     );
   return parsed.data;
 }
+
+/** POST /v1/memories/:id/supersede — the memory that wins the conflict. */
+export const SupersedeInput = z.object({ by: MemoryId.describe('the id of the memory to keep') }).strict();

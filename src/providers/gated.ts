@@ -5,6 +5,7 @@
  * are returned unwrapped: they cost nothing and are not gated.
  */
 import { countTokens } from '../domain/tokens.js';
+import { EmbeddingsAround } from './embeddings/around.js';
 import { CoalescingEmbeddings } from './embeddings/coalescing.js';
 import type { Gate } from './gate.js';
 import type { Providers } from './index.js';
@@ -29,30 +30,16 @@ export interface GateProviderOptions {
   llmProvider: string;
 }
 
-export class GatedEmbeddings implements EmbeddingProvider {
-  readonly #inner: EmbeddingProvider;
+export class GatedEmbeddings extends EmbeddingsAround {
   readonly #gate: Gate;
   readonly #batchSize: number;
   readonly #provider: string;
 
   constructor(inner: EmbeddingProvider, gate: Gate, opts: { batchSize: number; provider: string }) {
-    this.#inner = inner;
+    super(inner);
     this.#gate = gate;
     this.#batchSize = Math.max(1, opts.batchSize);
     this.#provider = opts.provider;
-  }
-
-  get model(): string {
-    return this.#inner.model;
-  }
-  get dimensions(): number {
-    return this.#inner.dimensions;
-  }
-  get paid(): boolean {
-    return this.#inner.paid;
-  }
-  get cached(): boolean {
-    return this.#inner.cached;
   }
 
   /** One gated request per batch, so requests-per-minute counts what the provider sees. */
@@ -63,22 +50,14 @@ export class GatedEmbeddings implements EmbeddingProvider {
       const batch = texts.slice(start, start + this.#batchSize);
       const estimate = batch.reduce((sum, t) => sum + countTokens(t), 0);
       const answer = await this.#gate.run(
-        { kind: 'embeddings', provider: this.#provider, model: this.#inner.model, task: 'embed', tokensIn: estimate, maxTokensOut: 0 },
-        () => this.#inner.embed(batch, role),
+        { kind: 'embeddings', provider: this.#provider, model: this.inner.model, task: 'embed', tokensIn: estimate, maxTokensOut: 0 },
+        () => this.inner.embed(batch, role),
         (r) => (r.tokens === undefined ? undefined : { tokensIn: r.tokens, tokensOut: 0 }),
       );
       vectors.push(...answer.vectors);
       tokens += answer.tokens ?? estimate;
     }
     return { vectors, tokens };
-  }
-
-  ready(): Promise<void> {
-    return this.#inner.ready();
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
   }
 }
 

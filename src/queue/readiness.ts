@@ -5,17 +5,8 @@
  * check reports not ready in /readyz with the reason, and is retried with backoff.
  */
 import type { Deps } from '../deps.js';
+import { flowOf, type ProviderName } from './flow.js';
 import type { QueueName } from './names.js';
-
-export type ProviderName = 'embeddings' | 'llm';
-
-/** Which providers a stage calls. Local (unpaid) providers need no check. */
-export const STAGE_PROVIDERS: Partial<Record<QueueName, readonly ProviderName[]>> = {
-  embed: ['embeddings'],
-  extract: ['llm', 'embeddings'],
-  dream: ['llm', 'embeddings'],
-  briefing: ['llm'],
-};
 
 /** Same shape as the API's Readiness.checks entries (apps/api/routes/ops.ts). */
 export type ReadinessCheck = () => Promise<{ name: string; ok: boolean; reason?: string }>;
@@ -39,9 +30,9 @@ export class ProviderReadiness {
     this.#deps = deps;
   }
 
-  /** Paid providers among those the stage needs. */
+  /** Paid providers among those the stage calls (src/queue/flow.ts). Local (unpaid) providers need no check. */
   needs(stage: QueueName): ProviderName[] {
-    return (STAGE_PROVIDERS[stage] ?? []).filter((p) => this.#deps.providers[p].paid);
+    return flowOf(stage).providers.filter((p) => this.#deps.providers[p].paid);
   }
 
   /** Resolves once every listed provider answered its readiness check (never rejects). */

@@ -93,12 +93,15 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
         try {
           // Paid provider calls inside the job are charged to its tenant and job (the gate reads this scope).
           const scope = { tenantId: typeof input.tenantId === 'string' ? input.tenantId : undefined, jobId: job.id, queue: name };
-          const result = await runInGateScope(scope, async () => {
-            const r = await stage.handle(input, ctx);
-            const next = (await stage.next?.(input, r, ctx)) ?? [];
-            await enqueueNext(deps, catalog, next);
-            return r;
-          });
+          const cpu = deps.metrics.stageCpu;
+          const result = await cpu.job(name, () =>
+            runInGateScope(scope, async () => {
+              const r = await stage.handle(input, ctx);
+              // What follows (a read of stored state, then the enqueue): the queue's share of a job.
+              await cpu.part('enqueue', async () => enqueueNext(deps, catalog, (await stage.next?.(input, r, ctx)) ?? []));
+              return r;
+            }),
+          );
           status = 'completed';
           return result;
         } catch (err) {

@@ -2,6 +2,9 @@ import { withTenant, type Db } from '../db/pool.js';
 import { recordAccess } from '../db/sql/recall-graph.js';
 import type { Logger } from '../logger.js';
 
+/** How long access counts gather before they are written (not ranking: a write batching interval). */
+const ACCESS_FLUSH_MS = 1000;
+
 /**
  * Access counts of returned memories, accumulated in memory and written once a second per tenant,
  * off the response path. A crash loses at most a second of access signals, never memory.
@@ -23,7 +26,7 @@ export class AccessRecorder {
     const counts = this.#pending.get(tenantId) ?? new Map<string, number>();
     for (const id of memoryIds) counts.set(id, (counts.get(id) ?? 0) + 1);
     this.#pending.set(tenantId, counts);
-    this.#timer ??= setTimeout(() => void this.flush(), 1000);
+    this.#timer ??= setTimeout(() => void this.flush(), ACCESS_FLUSH_MS);
   }
 
   async flush(): Promise<void> {

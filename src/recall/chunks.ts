@@ -1,22 +1,32 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
 import { CATEGORY_TERMS, categoryWords } from '../domain/slots.js';
+import { dayOfTime, overlaps, resolveRelativeDates, type DateSpan } from '../domain/dates.js';
 import { ftsQuery } from '../domain/text.js';
-import { cover, focusWeights, MATCH_WEAK, vectorFloor } from './match.js';
+import { cover, focusWeights, vectorFloor } from './match.js';
 import { eventsOfMemories } from '../db/sql/recall-evidence.js';
 import { loadChunks, vectorSearch, type ChunkRow } from '../db/sql/recall.js';
 import { supersedeEvidence } from './current.js';
-import { INTENT, RELEVANCE, SESSION_WEIGHT, zScores } from '../domain/scoring.js';
-import { hasTimeExpression, namesParticipant } from '../domain/query-intent.js';
+import { preferNewerValues } from './newer.js';
+import {
+  answerLifts,
+  CANDIDATES,
+  DEFAULT_IMPORTANCE,
+  fusedRelevance,
+  INTENT,
+  MATCH_WEAK,
+  SESSION_WEIGHT,
+  STALE_REACH,
+  SUPPORT_MEMORIES,
+  zScores,
+} from '../domain/scoring.js';
+import { asksOnly, hasTimeExpression, namesParticipant } from '../domain/query-intent.js';
 import type { RecallContext } from './context.js';
 import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js';
 
 export type ChunkRetrievers = 'hybrid' | 'vector' | 'keyword';
 
-/** Chunks looked at for staleness at least (twice the limit otherwise). */
-const STALE_REACH_MIN = 20;
-
-/** Candidates per retriever: wide enough that fusion can reorder, small enough to stay fast. */
-export const candidates = (limit: number) => Math.max(40, limit * 4);
+/** Candidates per retriever (CANDIDATES): wide enough that fusion can reorder, small enough to stay fast. */
+export const candidates = (limit: number) => Math.max(CANDIDATES.min, limit * CANDIDATES.perResult);
 
 /**
  * Raw evidence: chunks by key vector and BM25 over their keys (with the session prior), fused on
@@ -44,13 +54,15 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
     let rel: number;
     if (retrievers === 'keyword') rel = kw.get(c.id) ?? 0;
     else if (retrievers === 'vector') rel = vec.get(c.id) ?? 0;
-    else {
-      rel = RELEVANCE.keyword * (zk.get(c.id) ?? 0) + RELEVANCE.vector * (zv.get(c.id) ?? 0);
-      if (namesParticipant(ctx.queryWords, c.speaker)) rel += INTENT.speaker;
-      if (ctx.asksAboutTime && hasTimeExpression(c.content)) rel += INTENT.temporal;
-      // Very short turns ("Thanks!", "Wow") rarely hold evidence but match through their neighbours.
-      rel += INTENT.length * (Math.min(c.tokens, 24) / 24 - 1);
-    }
+    else
+      rel = fusedRelevance(zk.get(c.id) ?? 0, zv.get(c.id) ?? 0, {
+        speaker: namesParticipant(ctx.queryWords, c.speaker),
+        temporal: ctx.asksAboutTime && hasTimeExpression(c.content),
+        date: ctx.dates.length > 0 && isFrom(ctx.dates, c),
+        // Very short turns ("Thanks!", "Wow") rarely hold evidence but match through their neighbours.
+        tokens: c.tokens,
+        asks: asksOnly(c.content),
+      });
     relOf.set(c.id, rel);
     const cand = chunkCandidate(c, vec.get(c.id), kw.get(c.id));
     cand.rel = rel;
@@ -60,11 +72,7 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
   if (retrievers === 'hybrid') {
     // A turn that asks a question is often found by the query's words while the turn after it
     // holds the answer: that turn, when a candidate too, gains a share of the question's relevance.
-    const lift = new Map<string, number>();
-    for (const c of rows) {
-      const q = relOf.get(c.id) ?? 0;
-      if (c.next_id !== null && relOf.has(c.next_id) && q > 0) lift.set(c.next_id, Math.max(lift.get(c.next_id) ?? 0, INTENT.answer * q));
-    }
+    const lift = answerLifts(rows, relOf);
     for (const cand of out) cand.rel += lift.get(cand.result.id) ?? 0;
     // Evidence whose statements were superseded goes below the statements that replaced it. Only
     // the candidates that can reach the answer are looked at: a chunk ranked below twice the limit
@@ -80,17 +88,28 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
         c.cover = cover(focus, [...(matched.get(c.result.id) ?? []), ...asked]);
       }
     }
-    const reach = [...out].sort((a, b) => b.rel - a.rel).slice(0, Math.max(STALE_REACH_MIN, 2 * ctx.input.limit));
+    const reach = [...out].sort((a, b) => b.rel - a.rel).slice(0, Math.max(STALE_REACH.min, STALE_REACH.perResult * ctx.input.limit));
     out.push(...(await supersedeEvidence(ctx, reach, (c) => chunkCandidate(c, undefined, undefined))));
+    // Values changed in words no slot read: the newer statement about the same thing first.
+    preferNewerValues(out, ctx.input.query, ctx.terms, ctx.input.as_of);
   }
   return out;
+}
+
+/**
+ * True when the chunk is evidence from a date the query names: its event time's day, or a
+ * relative date its text names ("yesterday" said on 4 October is 3 October), falls in one of them.
+ */
+export function isFrom(dates: DateSpan[], c: { occurred_at: Date; content: string }): boolean {
+  const own = [dayOfTime(c.occurred_at), ...resolveRelativeDates(c.content, c.occurred_at)];
+  return dates.some((q) => own.some((e) => overlaps(q, e)));
 }
 
 /** A chunk as a ranking candidate (relevance 0 until the caller scores it). */
 function chunkCandidate(c: ChunkRow, vector: number | undefined, keyword: number | undefined): Candidate {
   return {
     rel: 0,
-    signals: { vector, keyword, occurredAt: c.occurred_at, importance: c.importance ?? 5 },
+    signals: { vector, keyword, occurredAt: c.occurred_at, importance: c.importance ?? DEFAULT_IMPORTANCE },
     result: {
       id: c.id,
       type: 'chunk',
@@ -107,9 +126,6 @@ export async function recallChunks(ctx: RecallContext, limit: number, retrievers
   const support = retrievers === 'hybrid' ? await memorySupport(ctx, found) : 0;
   return rankWithFloor(found, ctx.now, limit, { ...floorOptions(ctx), extraCover: support });
 }
-
-/** Memories asked for the match when the chunks' own words cover less than a strong match. */
-const SUPPORT_MEMORIES = 10;
 
 /**
  * A chunk's words may not name what the question asks ("which shell?" of "I no longer use bash,

@@ -3,6 +3,8 @@ import { withTenant, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import type { RecallScope } from '../db/sql/recall-filters.js';
 import type { VectorSpace } from '../db/sql/vector.js';
+import { queryDates, type DateSpan } from '../domain/dates.js';
+import { EF_SEARCH } from '../domain/scoring.js';
 import { ftsQuery, normalizeText } from '../domain/text.js';
 import { asksAboutTime, queryWords } from '../domain/query-intent.js';
 import { runInGateScope } from '../providers/gate-scope.js';
@@ -21,6 +23,8 @@ export interface RecallContext {
   queryWords: Set<string>;
   /** The query asks about time ("when", "how long", …): items with time expressions are favoured. */
   asksAboutTime: boolean;
+  /** The dates the query names ("on October 3, 2023", "in June 2023", "last week"): evidence from then is favoured. */
+  dates: DateSpan[];
   normalizedQuery: string;
   vector: number[];
   /** The query vector's model and dimensions: vector retrievers compare rows of this space only. */
@@ -49,10 +53,11 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
   // The query embedding passes the gate (a paid provider) charged to this tenant.
   const embedQuery = runInGateScope({ tenantId, queue: 'recall' }, () => embeddings.embed([input.query], 'query'));
   const [{ vectors }, iterative] = await Promise.all([embedQuery, supportsIterativeScan(deps)]);
-  // HNSW candidates per search: 200 keeps recall@10 at 0.99 of an exact scan on the m = 8 graphs
-  // (prisma/migrations/20261130020000_hnsw_build_params).
-  const ef = Math.max(200, input.limit * 8);
+  // HNSW candidates per search (EF_SEARCH): 200 keeps recall@10 at 0.99 of an exact scan on the
+  // m = 8 graphs (prisma/migrations/20261130020000_hnsw_build_params).
+  const ef = Math.max(EF_SEARCH.min, input.limit * EF_SEARCH.perResult);
   const terms = ftsQuery(input.query);
+  const now = input.as_of ? new Date(input.as_of) : new Date();
   return {
     deps,
     tenantId,
@@ -72,10 +77,11 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
     queryDoc: terms.join(' '),
     queryWords: queryWords(input.query),
     asksAboutTime: asksAboutTime(input.query),
+    dates: queryDates(input.query, now),
     normalizedQuery: ` ${normalizeText(input.query)} `,
     vector: vectors[0] as number[],
     space: { model: embeddings.model, dims: embeddings.dimensions },
-    now: input.as_of ? new Date(input.as_of) : new Date(),
+    now,
     vectorSearch: { iterative, efSearch: ef },
     run: (fn) =>
       withTenant(deps.db, tenantId, async (tx) => {

@@ -1,8 +1,11 @@
 import { entitiesInQuery } from '../db/sql/recall.js';
 import { chunksOfEvents, searchTriplets } from '../db/sql/recall-graph.js';
-import { fuse } from '../domain/scoring.js';
+import { DEFAULT_IMPORTANCE, ENTITY_SIGNAL, fuse, GRAPH, TRIPLET_RANK } from '../domain/scoring.js';
 import type { RecallContext } from './context.js';
 import type { RecallResult } from './schema.js';
+
+/** Evidence chunks shown with a triplet (a presentation bound, not ranking). */
+const TRIPLET_CHUNKS = 3;
 
 /**
  * Triplets with direction relative to the entities the query names (`out`: the named entity is the
@@ -11,7 +14,7 @@ import type { RecallResult } from './schema.js';
 export async function recallGraph(ctx: RecallContext, limit: number): Promise<RecallResult[]> {
   const asOf = ctx.input.as_of;
   return ctx.run(async (tx) => {
-    const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10, ctx.scope);
+    const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, GRAPH.namedEntities, ctx.scope);
     const rows = await searchTriplets(
       tx,
       ctx.terms,
@@ -20,12 +23,18 @@ export async function recallGraph(ctx: RecallContext, limit: number): Promise<Re
       limit,
     );
     const chunks = await chunksOfEvents(tx, [...new Set(rows.flatMap((r) => r.event_ids))]);
-    const maxRank = Math.max(1e-9, ...rows.map((r) => Number(r.rank)));
+    const maxRank = Math.max(TRIPLET_RANK.minBest, ...rows.map((r) => Number(r.rank)));
     const namedSet = new Set(named);
     return rows.map((r): RecallResult => {
       const direction = namedSet.has(r.source_id) ? 'out' : namedSet.has(r.target_id) ? 'in' : 'none';
       const { score, scores } = fuse(
-        { relevance: Number(r.rank) / maxRank, keyword: Number(r.rank) / maxRank, entity: direction === 'none' ? 0 : 1, occurredAt: r.valid_at, importance: 5 },
+        {
+          relevance: Number(r.rank) / maxRank,
+          keyword: Number(r.rank) / maxRank,
+          entity: direction === 'none' ? 0 : ENTITY_SIGNAL.named,
+          occurredAt: r.valid_at,
+          importance: DEFAULT_IMPORTANCE,
+        },
         ctx.now,
       );
       return {
@@ -46,7 +55,7 @@ export async function recallGraph(ctx: RecallContext, limit: number): Promise<Re
           relation: r.relation,
           target: r.target,
           direction,
-          chunks: chunks.filter((c) => r.event_ids.includes(c.event_id)).slice(0, 3),
+          chunks: chunks.filter((c) => r.event_ids.includes(c.event_id)).slice(0, TRIPLET_CHUNKS),
         },
       };
     });

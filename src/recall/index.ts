@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { AUTO_MEMORY_SCALE, INTENT } from '../domain/scoring.js';
+import { AUTO_MEMORY_SCALE, AUTO_TRIPLET_EVERY, INTENT } from '../domain/scoring.js';
 import { withTenant, type Queryable, type Tx } from '../db/pool.js';
 import { setVectorSearch } from '../db/sql/recall.js';
 import { recordRecall } from '../db/sql/recall-graph.js';
@@ -7,6 +7,7 @@ import { candidates, chunkCandidates, floorOptions, recallChunks } from './chunk
 import { recallContext, type RecallContext } from './context.js';
 import { recallGraph } from './graph.js';
 import { memoryCandidates, recallMemories } from './memories.js';
+import { preferNewerValues } from './newer.js';
 import { rankWithFloor, type Candidate, type Ranked } from './rank.js';
 import type { Match, RecallInput, RecallResult } from './schema.js';
 import { VECTORS_MISSING_CAP, vectorsMissing } from './vectors-missing.js';
@@ -128,10 +129,10 @@ async function retrieve(ctx: RecallContext): Promise<Ranked> {
  * Memories and evidence chunks ranked together on one relevance scale (each pool's retrievers are
  * z-scored, so the pools compare); a chunk supporting a memory the query found is lifted
  * (INTENT.provenance times the memory's relevance); chunks whose events all back a returned memory
- * are dropped as redundant; up to a fifth of the slots go to triplets.
+ * are dropped as redundant; up to one slot in AUTO_TRIPLET_EVERY (a fifth) goes to triplets.
  */
 async function recallAuto(ctx: RecallContext, limit: number): Promise<Ranked> {
-  const graphSlots = Math.floor(limit / 5);
+  const graphSlots = Math.floor(limit / AUTO_TRIPLET_EVERY);
   const k = candidates(limit);
   const [memories, chunks, triplets] = await Promise.all([
     memoryCandidates(ctx, k),
@@ -153,6 +154,8 @@ async function recallAuto(ctx: RecallContext, limit: number): Promise<Ranked> {
     if (!had || c.rel > had.rel) byId.set(c.result.id, had ? { ...c, cover: Math.max(c.cover ?? 0, had.cover ?? 0) } : c);
   }
   const pool = [...byId.values()];
+  // Memories and chunks together: a newer statement of either kind goes before an older one (newer.ts).
+  preferNewerValues(pool, ctx.input.query, ctx.terms, ctx.input.as_of);
   const { results, match } = rankWithFloor(pool, ctx.now, pool.length, floorOptions(ctx));
   for (const r of results) {
     if (textual.length >= slots) break;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TermWeight } from '../db/sql/recall-bm25.js';
-import { belowFloor, cover, focusWeights, MATCH_STRONG, MATCH_WEAK, matchOf, vectorFloor } from './match.js';
+import { MATCH_STRONG, MATCH_WEAK } from '../domain/scoring.js';
+import { belowFloor, cover, focusWeights, matchOf, vectorFloor } from './match.js';
 import { rankWithFloor } from './rank.js';
 
 const weight = (term: string, df: number, n = 50): TermWeight => ({ term, w: Math.log(1 + (n - df + 0.5) / (df + 0.5)), df, avgdl: 10, n });

@@ -9,23 +9,9 @@
  *   similarity means something beyond shared words (MATCH_VECTOR).
  */
 import type { TermWeight } from '../db/sql/recall-bm25.js';
+import { MATCH_STRONG, MATCH_WEAK, VECTOR_FLOOR } from '../domain/scoring.js';
 import { ftsQuery } from '../domain/text.js';
 import type { Match } from './schema.js';
-
-/**
- * A candidate whose key holds at least this share of the query's informative weight answers it
- * (strong); at least MATCH_WEAK, it may (weak). Chosen on the LoCoMo dev file and the truth
- * scenarios (docs/performance.md "Match floor"): every LoCoMo question has its evidence stored,
- * and the floor must keep them all; a never-said question's informative words are stored nowhere.
- */
-export const MATCH_STRONG = 0.5;
-/**
- * Below this share nothing informative of the query is stored near the candidate: "none". The
- * informative words of a question about something never said are stored nowhere (their cover is
- * 0); a question whose evidence says it in other words still meets a memory's category or
- * attribute words ("editor" in the key of "the user uses Neovim", src/domain/slots.ts slotKeyText).
- */
-export const MATCH_WEAK = 0.05;
 
 /**
  * Cosine similarity at which a semantic embedder's vector alone says "related" (weak at least).
@@ -34,8 +20,8 @@ export const MATCH_WEAK = 0.05;
  */
 export function vectorFloor(model: string): number | undefined {
   if (model.startsWith('local-hashing')) return undefined;
-  if (model === 'local-use-lite') return 0.55;
-  return 0.45;
+  if (model === 'local-use-lite') return VECTOR_FLOOR.useLite;
+  return VECTOR_FLOOR.provider;
 }
 
 /** Words of a question that say what kind of answer is wanted, not what it is about. */
@@ -46,6 +32,11 @@ const GENERIC = new Set(
      whatever anything something everything someone anyone everyone happen happened go going get got make made do does did`,
   ),
 );
+
+/** The query's informative terms: its full-text terms less generic question words. */
+export function informative(terms: readonly string[]): string[] {
+  return terms.filter((t) => !GENERIC.has(t));
+}
 
 /** The query's informative terms with their weights: its full-text terms less generic question words. */
 export function focusWeights(terms: string[], weights: TermWeight[]): Map<string, number> {

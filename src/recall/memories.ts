@@ -1,13 +1,14 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
-import { cover, focusWeights, MATCH_WEAK } from './match.js';
+import { cover, focusWeights } from './match.js';
 import { entitiesInQuery, loadChunks, loadMemories, memoriesOfEntities, neighbourEntities, vectorSearch } from '../db/sql/recall.js';
 import { categoryWords } from '../domain/slots.js';
 import { ftsQuery } from '../domain/text.js';
 import { hasTimeExpression } from '../domain/query-intent.js';
-import { INTENT, RELEVANCE, zScores } from '../domain/scoring.js';
+import { ENTITY_SIGNAL, fusedRelevance, GRAPH, MATCH_WEAK, SUPPORT_CHUNKS, zScores } from '../domain/scoring.js';
 import { candidates, floorOptions } from './chunks.js';
 import type { RecallContext } from './context.js';
 import { memoryResult } from './results.js';
+import { preferNewerValues } from './newer.js';
 import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js';
 
 /**
@@ -21,8 +22,8 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
     ctx.run((tx) => vectorSearch(tx, 'memories', ctx.scope, ctx.vector, ctx.space, k)),
     ctx.run((tx) => keywordSearch(tx, 'memories', ctx.scope, ctx.queryDoc, k, 0, { stats })),
     ctx.run(async (tx) => {
-      const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, 10, ctx.scope);
-      const hops = named.length > 0 ? await neighbourEntities(tx, named, 2, 50) : new Map<string, number>();
+      const named = await entitiesInQuery(tx, ctx.normalizedQuery, ctx.terms, GRAPH.namedEntities, ctx.scope);
+      const hops = named.length > 0 ? await neighbourEntities(tx, named, GRAPH.hops, GRAPH.fanout) : new Map<string, number>();
       const rows = await memoriesOfEntities(tx, ctx.scope, [...named, ...hops.keys()], k);
       return { named: new Set(named), hops, rows };
     }),
@@ -32,8 +33,8 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
   const entity = new Map<string, number>();
   const graph = new Map<string, number>();
   for (const r of linked.rows) {
-    if (linked.named.has(r.entity_id)) entity.set(r.id, 1);
-    else graph.set(r.id, Math.max(graph.get(r.id) ?? 0, 0.5 / (linked.hops.get(r.entity_id) ?? 1)));
+    if (linked.named.has(r.entity_id)) entity.set(r.id, ENTITY_SIGNAL.named);
+    else graph.set(r.id, Math.max(graph.get(r.id) ?? 0, ENTITY_SIGNAL.hop / (linked.hops.get(r.entity_id) ?? 1)));
   }
   const ids = [...new Set([...vec.keys(), ...kw.keys(), ...entity.keys(), ...graph.keys()])];
   const rows = await ctx.run((tx) => loadMemories(tx, ids));
@@ -44,8 +45,9 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
   const history = ctx.input.include_history && !ctx.input.as_of;
   return rows.map((m): Candidate => {
     const occurred = m.event_time ?? m.occurred_at;
-    let rel = RELEVANCE.keyword * (zk.get(m.id) ?? 0) + RELEVANCE.vector * (zv.get(m.id) ?? 0);
-    if (ctx.asksAboutTime && (m.event_time !== null || hasTimeExpression(m.content))) rel += INTENT.temporal;
+    const rel = fusedRelevance(zk.get(m.id) ?? 0, zv.get(m.id) ?? 0, {
+      temporal: ctx.asksAboutTime && (m.event_time !== null || hasTimeExpression(m.content)),
+    });
     // With history asked for, a superseded version ranks below the version that replaced it.
     const current = m.status === 'active' || !history;
     return {
@@ -70,11 +72,10 @@ export async function memoryCandidates(ctx: RecallContext, k: number): Promise<C
 
 export async function recallMemories(ctx: RecallContext, limit: number): Promise<Ranked> {
   const found = await memoryCandidates(ctx, candidates(limit));
+  // Values changed in words no slot read: the newer memory about the same thing first (newer.ts).
+  preferNewerValues(found, ctx.input.query, ctx.terms, ctx.input.as_of);
   return rankWithFloor(found, ctx.now, limit, { ...floorOptions(ctx), extraCover: await chunkSupport(ctx, found) });
 }
-
-/** Evidence chunks asked for the match when no memory's key covers the query. */
-const SUPPORT_CHUNKS = 10;
 
 /**
  * A memory is one short sentence; the turn it came from, with its neighbours in its key, often

@@ -1,4 +1,4 @@
-import { byScore, fuse, minMax, type Signals } from '../domain/scoring.js';
+import { byScore, fuse, minMax, OUTRANK_STEP, roundScore, type Signals } from '../domain/scoring.js';
 import { belowFloor, matchOf } from './match.js';
 import type { Match, RecallResult } from './schema.js';
 
@@ -11,6 +11,8 @@ export interface Candidate {
   cover?: number;
   /** Brought in as the statement that replaced a candidate (src/recall/current.ts): never below the floor. */
   replacing?: boolean;
+  /** Older statements of the same thing this newer one must rank above (src/recall/newer.ts), whatever its boosts. */
+  outranks?: Candidate[];
 }
 
 /**
@@ -20,15 +22,24 @@ export interface Candidate {
 export function rank(candidates: Candidate[], now: Date, limit: number): RecallResult[] {
   if (candidates.length === 0) return [];
   const scale = minMax(candidates.map((c) => c.rel));
+  const fused = new Map(candidates.map((c) => [c, fuse({ ...c.signals, relevance: scale(c.rel) }, now)]));
+  // A newer statement of a changed value goes just above the older ones it outranks, whatever the
+  // boosts and importance that set the older one higher; oldest first, so a chain ends newest first.
+  const ordered = candidates.filter((c) => c.outranks?.length).sort((a, b) => a.signals.occurredAt.getTime() - b.signals.occurredAt.getTime());
+  for (const c of ordered) {
+    const own = fused.get(c) as ReturnType<typeof fuse>;
+    const top = Math.max(own.score, ...(c.outranks ?? []).map((o) => (fused.get(o)?.score ?? -Infinity) + OUTRANK_STEP));
+    if (top > own.score) fused.set(c, { ...own, score: roundScore(top) });
+  }
   return candidates
     .map((c): RecallResult => {
-      const { score, scores } = fuse({ ...c.signals, relevance: scale(c.rel) }, now);
+      const { score, scores } = fused.get(c) as ReturnType<typeof fuse>;
       // cover: the absolute signal behind `match` (src/recall/match.ts), beside the scaled relevance.
       return {
         ...c.result,
         current: c.result.current ?? c.signals.current ?? true,
         score,
-        scores: { ...scores, cover: Math.round((c.cover ?? 0) * 10_000) / 10_000 },
+        scores: { ...scores, cover: roundScore(c.cover ?? 0) },
       };
     })
     .sort(byScore)

@@ -51,16 +51,18 @@ export const chunk = defineStage({
       // writes only the events still `triaged` (and of those only the missing chunks), and the
       // events this job chunked are read back by its run rows (one per piece).
       for (const piece of chunkPieces(events, rows, EVENTS_PER_TRANSACTION, CHUNKS_PER_TRANSACTION)) {
-        chunks += await withTenant(deps.db, tenantId, async (tx) => {
-          const still = new Set(await lockTriaged(tx, piece.eventIds));
-          if (still.size === 0) return 0;
-          const written = piece.rows.filter((row) => still.has(row.event_id));
-          const finished = piece.finished.filter((id) => still.has(id));
-          const runId = await startRun(tx, { stage: 'chunk', jobId: job.id });
-          const inserted = await insertChunks(tx, written, finished, runId);
-          await finishRun(tx, runId, { events: finished.length, chunks: inserted });
-          return inserted;
-        });
+        chunks += await deps.metrics.stageCpu.part('write', () =>
+          withTenant(deps.db, tenantId, async (tx) => {
+            const still = new Set(await lockTriaged(tx, piece.eventIds));
+            if (still.size === 0) return 0;
+            const written = piece.rows.filter((row) => still.has(row.event_id));
+            const finished = piece.finished.filter((id) => still.has(id));
+            const runId = await startRun(tx, { stage: 'chunk', jobId: job.id });
+            const inserted = await insertChunks(tx, written, finished, runId);
+            await finishRun(tx, runId, { events: finished.length, chunks: inserted });
+            return inserted;
+          }),
+        );
       }
     }
     return { chunks, toEmbed: await withTenant(deps.db, tenantId, (tx) => chunkedByJob(tx, eventIds, String(job.id))) };
@@ -78,7 +80,6 @@ export const chunk = defineStage({
 async function chunkRows(events: EventToChunk[]): Promise<NewChunk[]> {
   const rows: NewChunk[] = [];
   for (const e of events) {
-    const meta = metaDocument(e.occurred_at, e.speaker);
     for (const section of chunkSections(e.content, { maxTokens: CHUNK_MAX_TOKENS, overlapTokens: CHUNK_OVERLAP_TOKENS })) {
       for (const c of section) {
         rows.push({
@@ -90,7 +91,7 @@ async function chunkRows(events: EventToChunk[]): Promise<NewChunk[]> {
           tokens: c.tokens,
           content_hash: contentHash(c.text),
           fts_doc: ftsDocument(c.text),
-          meta_doc: meta,
+          meta_doc: metaDocument(e.occurred_at, e.speaker, c.text),
           dataset: e.dataset,
           user_id: e.user_id,
           agent_id: e.agent_id,

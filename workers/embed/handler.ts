@@ -26,11 +26,14 @@ export const embed = defineStage({
   async handle({ tenantId, eventIds }, { deps }) {
     const embeddings = deps.providers.embeddings;
     const todo = await withTenant(deps.db, tenantId, (tx) => chunksWithoutVectors(tx, eventIds));
-    const vectors = await embedDocuments(
-      deps.db,
-      tenantId,
-      embeddings,
-      todo.map((c) => c.content),
+    const cpu = deps.metrics.stageCpu;
+    const vectors = await cpu.part('provider', () =>
+      embedDocuments(
+        deps.db,
+        tenantId,
+        embeddings,
+        todo.map((c) => c.content),
+      ),
     );
     const rows = todo.map((c, i) => ({ id: c.id, vector: vectors[i] as number[] }));
     // Vectors in short transactions (each row is an HNSW insert for itself and its neighbours'
@@ -39,12 +42,14 @@ export const embed = defineStage({
     const slices: Array<typeof rows> = [];
     for (let i = 0; i < rows.length; i += VECTORS_PER_TRANSACTION) slices.push(rows.slice(i, i + VECTORS_PER_TRANSACTION));
     const final = slices.pop() ?? [];
-    for (const slice of slices) await withTenant(deps.db, tenantId, (tx) => writeChunkVectors(tx, slice, embeddings.model, embeddings.dimensions));
     // The next stage is read from stored state in the same transaction as the last vectors (also on a replay).
-    const pending = await withTenant(deps.db, tenantId, async (tx) => {
-      await writeChunkVectors(tx, final, embeddings.model, embeddings.dimensions);
-      await markEmbedded(tx, eventIds);
-      return pendingExtractions(tx, eventIds);
+    const pending = await cpu.part('write', async () => {
+      for (const slice of slices) await withTenant(deps.db, tenantId, (tx) => writeChunkVectors(tx, slice, embeddings.model, embeddings.dimensions));
+      return withTenant(deps.db, tenantId, async (tx) => {
+        await writeChunkVectors(tx, final, embeddings.model, embeddings.dimensions);
+        await markEmbedded(tx, eventIds);
+        return pendingExtractions(tx, eventIds);
+      });
     });
     return { embedded: todo.length, pending };
   },

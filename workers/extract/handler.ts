@@ -4,6 +4,7 @@ import { usersOfExtractKey } from '../../src/db/sql/briefing.js';
 import { knownEntities } from '../../src/db/sql/entities.js';
 import {
   claimForExtraction,
+  claimSmallKeys,
   hasPendingExtraction,
   markExtracted,
   quietState,
@@ -14,15 +15,14 @@ import {
 } from '../../src/db/sql/extract-events.js';
 import { finishRun, startPieceRun, startRun } from '../../src/db/sql/runs.js';
 import type { Deps } from '../../src/deps.js';
-import { embedDocuments } from '../../src/embeddings.js';
 import { yieldToEventLoop } from '../../src/event-loop.js';
 import type { Logger } from '../../src/logger.js';
 import { defineStage } from '../../src/queue/stage.js';
 import { briefingJobsAfterChange } from '../briefing/after-change.js';
+import { askProvidersGrouped, type Asked } from './ask.js';
+import { byKey, SMALL_KEY_EVENTS } from './coalesce.js';
+import { extractKeyOf } from '../../src/domain/routing.js';
 import { splitPass } from './pieces.js';
-import { extractInWindows } from './windows.js';
-import { prepare, toMessages } from './prepare.js';
-import { adviseReconcile } from './reconcile.js';
 import { ExtractInput, debounceWait, extractAfter, extractBatch, extractKey, extractLeaseMs } from './schema.js';
 import { writeExtraction, type WriteCounts } from './write.js';
 
@@ -44,11 +44,23 @@ export const extract = defineStage({
   // 3 passes in flight one of them is almost always ready for each (2 left the database idle a
   // quarter of a burst's extraction phase, measured when PGlite ran on the main thread). A model provider keeps 2 per process.
   concurrency: (config) => (config.LLM_PROVIDER === 'heuristic' ? 3 : 2),
-  async handle({ tenantId, extractKey: key }, { deps, job, log }): Promise<{ events: number; waitMs?: number; after?: AfterPass } & Partial<WriteCounts>> {
+  async handle(
+    { tenantId, extractKey: key },
+    { deps, job, log },
+  ): Promise<{ events: number; waitMs?: number; after?: AfterPass; coalesced?: string[] } & Partial<WriteCounts>> {
     const claimed = await withTenant(deps.db, tenantId, async (tx) => {
       const waitMs = debounceWait(deps.config, await quietState(tx, key));
       if (waitMs > 0) return { waitMs };
-      const events = await claimForExtraction(tx, key, extractBatch(deps.config), extractLeaseMs(deps.config));
+      const own = await claimForExtraction(tx, key, extractBatch(deps.config), extractLeaseMs(deps.config));
+      // With a paid model, the waiting events of the same user's small keys share this pass's call (coalesce.ts).
+      const events = [...own];
+      if (deps.providers.llm.paid && own.length > 0 && !key.startsWith('doc:'))
+        for (const group of byScope(own)) {
+          const first = group[0] as EventToExtract;
+          const room = extractBatch(deps.config) - events.length;
+          const releasedAt = group.find((e) => e.released_at)?.released_at ?? null;
+          events.push(...(await claimSmallKeys(tx, { dataset: first.dataset, userId: first.user_id }, key, room, SMALL_KEY_EVENTS, releasedAt)));
+        }
       // Names offered to the extractor come from each group's own scope (never another user's graph).
       const known = new Map<string, Array<{ name: string; type: string }>>();
       for (const group of byScope(events)) {
@@ -64,11 +76,17 @@ export const extract = defineStage({
       // One pass per user scope: a session id two users share (or two datasets) never mixes
       // their statements, and each unit is written in the scope of the events it came from.
       const passes: Array<{ events: number; after: AfterPass } & WriteCounts> = [];
-      for (const group of byScope(events))
-        passes.push(await extractClaimed(deps, tenantId, key, group, known.get(scopeKey(group[0] as EventToExtract)) ?? [], job, log));
+      for (const group of byScope(events)) {
+        const groups = byKey(group, key);
+        const asked = await deps.metrics.stageCpu.part('provider', () =>
+          askProvidersGrouped(deps, tenantId, groups, known.get(scopeKey(group[0] as EventToExtract)) ?? [], log),
+        );
+        for (const [k, g] of groups.entries()) passes.push(await writeClaimed(deps, tenantId, key, g, asked[k] as Asked, job, log));
+      }
       // What follows is read by the last pass, after every group was written.
       const last = passes[passes.length - 1] as { after: AfterPass };
-      return { ...passes.reduce(sumCounts, NO_WRITES), events: events.length, after: last.after };
+      const coalesced = [...new Set(events.map(extractKeyOf))].filter((k) => k !== key);
+      return { ...passes.reduce(sumCounts, NO_WRITES), events: events.length, after: last.after, ...(coalesced.length > 0 ? { coalesced } : {}) };
     } catch (err) {
       await withTenant(deps.db, tenantId, (tx) =>
         releaseExtraction(
@@ -88,29 +106,17 @@ export const extract = defineStage({
     if (result.waitMs !== undefined) return [extractAfter(tenantId, key, result.waitMs)];
     // A pass read this in its write transaction; a job that claimed nothing reads it now.
     const { pending, claimed, claimLeftMs, users } = result.after ?? (await withTenant(deps.db, tenantId, (tx) => afterPass(tx, key, deps.config)));
+    // The keys whose events this pass took (coalesce.ts): their own jobs, which may wait out this
+    // pass's claim, run now instead, find their events extracted and refresh their users' working memory.
+    const others = (result.coalesced ?? []).map((k) => extractAfter(tenantId, k, 0));
     // Once the key is fully extracted, its users' working memory is refreshed (debounced per user, bounded wait).
-    if (pending === 0 && claimed === 0) return briefingJobsAfterChange(deps, tenantId, users);
+    if (pending === 0 && claimed === 0) return [...(await briefingJobsAfterChange(deps, tenantId, users)), ...others];
     const delay = pending === 0 ? Math.max(0, claimLeftMs) + 1000 : pending >= extractBatch(deps.config) ? 0 : deps.config.EXTRACT_DEBOUNCE_MS;
-    return [extractAfter(tenantId, key, delay)];
+    return [extractAfter(tenantId, key, delay), ...others];
   },
 });
 
-/**
- * Everything a pass asks the providers, outside any transaction: the extraction, the embeddings
- * of its entities and memory texts, and the batched reconcile decision (paid LLM only). Each
- * answer is cached before it is used, so running this again for the same events pays nothing.
- */
-export async function askProviders(deps: Deps, tenantId: string, events: EventToExtract[], known: Array<{ name: string; type: string }>, log: Logger) {
-  const input = { messages: toMessages(events), knownEntities: known.map((k, i) => ({ id: i + 1, name: k.name, type: k.type })) };
-  const result = await extractInWindows(deps, tenantId, input);
-  const prepared = prepare(result, events);
-  const texts = [...prepared.entities.map((e) => e.name), ...prepared.memories.map((m) => m.content)];
-  const vectors = await embedDocuments(deps.db, tenantId, deps.providers.embeddings, texts);
-  const split = { entities: vectors.slice(0, prepared.entities.length), memories: vectors.slice(prepared.entities.length) };
-  const scope = events[events.length - 1] as EventToExtract;
-  const decisions = await adviseReconcile(deps, tenantId, prepared.memories, split.memories, scope, log);
-  return { prepared, vectors: split, scope, decisions };
-}
+export { askProviders } from './ask.js';
 
 /** What follows a pass (next()): the key's events still waiting or claimed, and its users once it has none. */
 interface AfterPass extends PendingState {
@@ -128,16 +134,15 @@ async function afterPass(tx: Queryable, key: string, config: Deps['config']): Pr
  * piece's run row carries its content's key, so a pass resumed after a crash between pieces skips
  * the pieces already committed. A pass within the limits is one piece, as before.
  */
-async function extractClaimed(
+async function writeClaimed(
   deps: Deps,
   tenantId: string,
   key: string,
   events: EventToExtract[],
-  known: Array<{ name: string; type: string }>,
+  { prepared, vectors, scope, decisions }: Asked,
   job: Job,
   log: Logger,
 ): Promise<{ events: number; after: AfterPass } & WriteCounts> {
-  const { prepared, vectors, scope, decisions } = await askProviders(deps, tenantId, events, known, log);
   const embedder = deps.providers.embeddings;
   const ids = events.map((e) => e.id);
   const pieces = splitPass(prepared, vectors, decisions);
@@ -146,19 +151,21 @@ async function extractClaimed(
   for (const [k, piece] of pieces.entries()) {
     const last = k === pieces.length - 1;
     if (k > 0) await yieldToEventLoop();
-    const written = await withTenant(deps.db, tenantId, async (tx) => {
-      const run = { stage: 'extract', jobId: job.id, provider: deps.config.LLM_PROVIDER, model: deps.providers.llm.model };
-      const runId = pieces.length === 1 ? await startRun(tx, run) : await startPieceRun(tx, { ...run, pieceKey: piece.key });
-      const c =
-        runId === undefined
-          ? undefined
-          : await writeExtraction(tx, piece.prepared, piece.vectors, scope, embedder, runId, deps.config.TTL_DEFAULTS, piece.decisions);
-      if (last) await markExtracted(tx, ids);
-      else await renewClaim(tx, ids);
-      if (runId !== undefined) await finishRun(tx, runId, { events: events.length, ...(pieces.length > 1 ? { piece: k, pieces: pieces.length } : {}), ...c });
-      if (last) after = await afterPass(tx, key, deps.config);
-      return c;
-    });
+    const written = await deps.metrics.stageCpu.part('write', () =>
+      withTenant(deps.db, tenantId, async (tx) => {
+        const run = { stage: 'extract', jobId: job.id, provider: deps.config.LLM_PROVIDER, model: deps.providers.llm.model };
+        const runId = pieces.length === 1 ? await startRun(tx, run) : await startPieceRun(tx, { ...run, pieceKey: piece.key });
+        const c =
+          runId === undefined
+            ? undefined
+            : await writeExtraction(tx, piece.prepared, piece.vectors, scope, embedder, runId, deps.config.TTL_DEFAULTS, piece.decisions);
+        if (last) await markExtracted(tx, ids);
+        else await renewClaim(tx, ids);
+        if (runId !== undefined) await finishRun(tx, runId, { events: events.length, ...(pieces.length > 1 ? { piece: k, pieces: pieces.length } : {}), ...c });
+        if (last) after = await afterPass(tx, key, deps.config);
+        return c;
+      }),
+    );
     if (written) for (const name of Object.keys(counts) as Array<keyof WriteCounts>) counts[name] += written[name];
   }
   log.debug({ events: events.length, pieces: pieces.length, ...counts }, 'extracted');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { slotOf } from '../../src/domain/slots.js';
 import { confirmedConfidence, type MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
-import { planMemories } from './plan.js';
+import { confirmRestatedHistory, planMemories } from './plan.js';
 import type { PreparedMemory } from './prepare.js';
 
 const T = thresholdsFor('local-hashing-v1'); // same ≥ 0.9, related ≥ 0.55
@@ -147,6 +147,35 @@ describe('planMemories: event time decides which value of a slot holds', () => {
     expect(plan[0]).toMatchObject({ decision: { action: 'ADD' }, supersedes: [], supersededBy: { id: 'm-fri' } });
   });
 
+  it("confirms the version that held at a late unit's time when the unit says what it said, and keeps a different value as history", () => {
+    const units = [unit('fact', 'The release is on Thursday.', '2026-03-08T00:00:00Z'), unit('fact', 'The release is on Wednesday.', '2026-03-08T00:00:00Z')];
+    const plan = planMemories(
+      units,
+      [at(0), at(0.3)],
+      [null, null],
+      [[], []],
+      T,
+      [],
+      [[slotted('m-fri', 'The release is on Friday.', '2026-03-20T00:00:00Z')], [slotted('m-fri', 'The release is on Friday.', '2026-03-20T00:00:00Z')]],
+    );
+    expect(plan.map((x) => x.supersededBy)).toEqual([
+      { id: 'm-fri', version: 1 },
+      { id: 'm-fri', version: 1 },
+    ]);
+    // Thursday held from March 5 to 20: both late units fall in it.
+    const thursday = { id: 'm-thu', version: 1, content_hash: 'x', slot: slotOf('fact', 'Release day is Thursday.') };
+    const held = new Map([
+      [0, thursday],
+      [1, thursday],
+    ]);
+    const settled = confirmRestatedHistory(plan, units, held);
+    expect(settled[0]).toMatchObject({ decision: { action: 'CONFIRM' }, target: { id: 'm-thu' }, supersedes: [] });
+    expect(settled[0]?.supersededBy).toBeUndefined();
+    expect(settled[1]).toEqual(plan[1]);
+    // Before the chain began, nothing held: the unit stays history of its own.
+    expect(confirmRestatedHistory(plan, units, new Map([[0, undefined]]))[0]).toEqual(plan[0]);
+  });
+
   it('supersedes every stored version of the slot a newer unit replaces, and confirms a restatement', () => {
     const stored = [
       slotted('m1', 'Our standup is at 9:30.', '2026-03-01T00:00:00Z'),
@@ -184,6 +213,34 @@ describe('planMemories: event time decides which value of a slot holds', () => {
     };
     expect(history(first, [a, b])).toBeDefined();
     expect(history(first, [a, b])).toBe(history(second, [b, a]));
+  });
+
+  it('goes back to a former value: the unit replaces the value that holds now, in one pass or against stored chains', () => {
+    const texts = [
+      'For context, CI runs on our Jenkins box in the server closet.',
+      'We moved CI to GitHub Actions over the weekend.',
+      'The bill for hosted runners was brutal, so we went back to Jenkins this week.',
+    ];
+    const days = ['2024-03-04T00:00:00Z', '2024-05-13T00:00:00Z', '2024-08-26T00:00:00Z'];
+    // One pass: the third unit names no CI, only the value the first held.
+    const pass = planMemories(
+      texts.map((t, i) => unit('fact', t, days[i])),
+      [at(0), at(0.9), at(1.6)],
+      [null, null, null],
+      [[], [], []],
+      T,
+    );
+    expect(pass.map((p) => p.decision.action)).toEqual(['ADD', 'UPDATE', 'UPDATE']);
+    expect(pass[2]?.supersedes).toEqual([{ pass: 1 }]);
+    // Stored: GitHub Actions is the active head of a chain whose former version held Jenkins.
+    const head = { ...neighbour('m-gha', 'fact', texts[1] as string, 0), valid_from: new Date(days[1] as string) };
+    const former = slotOf('fact', texts[0] as string);
+    const stored = planMemories([unit('fact', texts[2] as string, days[2])], [at(1.6)], [null], [[]], T, [], [[]], [[{ ...head, reverted_slot: former! }]]);
+    expect(stored[0]?.decision.action).toBe('UPDATE');
+    expect(stored[0]?.supersedes).toEqual([{ id: 'm-gha', version: 1 }]);
+    // Without the former version, nothing ties "went back to Jenkins" to the CI slot.
+    const alone = planMemories([unit('fact', texts[2] as string, days[2])], [at(1.6)], [null], [[]], T, [], [[head]]);
+    expect(alone[0]?.decision.action).toBe('ADD');
   });
 });
 

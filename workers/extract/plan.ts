@@ -1,6 +1,7 @@
 import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
+import type { HeldVersion, RevertCandidate } from '../../src/db/sql/memory-chains.js';
 import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
-import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate } from '../../src/domain/slot-relate.js';
+import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate, revertsTo } from '../../src/domain/slot-relate.js';
 import { slotKeys, type Slot } from '../../src/domain/slots.js';
 import { SUPERSEDING_ACTIONS, TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import type { PreparedMemory } from './prepare.js';
@@ -61,6 +62,8 @@ interface SlotCandidate {
   version: number;
   /** Content hash: orders two statements of the same event time, the same way in every run. */
   hash: string;
+  /** The slot of a former version of this memory's chain whose value the unit may state again (a reversal). */
+  reverted?: Slot | undefined;
 }
 
 /**
@@ -84,8 +87,11 @@ function slotDecision(
   const rels = pool.map((c) => {
     // Event time decides; at the same time, the hash does (so replays and other pass splits agree).
     const newerThanUnit = c.validFrom.getTime() > at || (c.validFrom.getTime() === at && c.hash > unit.hash);
-    const relation = newerThanUnit ? relate(own, c.slot) : relate(c.slot, own);
-    const anchored = newerThanUnit ? namesReplaced(own, c.slot) : namesReplaced(c.slot, own);
+    // "We went back to Jenkins": the unit restates what an earlier version of c's chain held.
+    const reverts = !newerThanUnit && c.reverted !== undefined && revertsTo(c.reverted, own);
+    const plain = newerThanUnit ? relate(own, c.slot) : relate(c.slot, own);
+    const relation = reverts && plain !== 'same' ? 'replaces' : plain;
+    const anchored = reverts || (newerThanUnit ? namesReplaced(own, c.slot) : namesReplaced(c.slot, own));
     return { c, relation, newerThanUnit, anchored, agreement: aboutAgreement(c.slot, own) };
   });
   const best = (xs: typeof rels) => [...xs].sort((a, b) => b.agreement - a.agreement || b.c.similarity - a.c.similarity);
@@ -137,10 +143,20 @@ export function planMemories(
   thresholds: ReconcileThresholds,
   advice: ReadonlyArray<Advice | undefined> = [],
   slotted: MemoryNeighbour[][] = [],
+  reverting: RevertCandidate[][] = [],
 ): PlannedMemory[] {
   const planned: PlannedMemory[] = [];
   const inserted: PassUnit[] = [];
   const superseded = new Set<string>();
+  // Within the pass, what superseded what and the slots of the versions superseded: a later unit
+  // may go back to one of those values (the stored chains come in `reverting`).
+  const successorOf = new Map<string, string>();
+  const formerSlots = new Map<string, Slot>();
+  const headOf = (id: string): string => {
+    let at = id;
+    for (let hops = 0; successorOf.has(at) && hops < units.length + 1; hops++) at = successorOf.get(at) as string;
+    return at;
+  };
   for (const [i, m] of units.entries()) {
     const vector = vectors[i] as number[];
     const fromDb = (existing[i] ?? [])
@@ -189,6 +205,36 @@ export function planMemories(
         if (c.slot === null || seen.has(c.id) || superseded.has(c.id)) continue;
         seen.add(c.id);
         pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version, hash: c.hash });
+      }
+      // The heads of chains that once held the unit's value: stored ones, and those superseded in this pass.
+      const reverted = [
+        ...(reverting[i] ?? []).map((n) => ({ ...n, slot: n.slot as Slot, validFrom: new Date(n.valid_from), hash: n.content_hash, former: n.reverted_slot })),
+        ...[...formerSlots]
+          .filter(([, former]) => revertsTo(former, m.slot as Slot))
+          .flatMap(([id, former]) => {
+            const head = headOf(id);
+            const c = [...fromDb, ...fromPass].find((x) => x.id === head) ?? (slotted[i] ?? []).find((x) => x.id === head);
+            return c?.slot
+              ? [
+                  {
+                    ...c,
+                    slot: c.slot,
+                    validFrom: 'validFrom' in c ? c.validFrom : new Date(c.valid_from),
+                    hash: 'hash' in c ? c.hash : c.content_hash,
+                    former,
+                  },
+                ]
+              : [];
+          }),
+      ];
+      for (const c of reverted) {
+        if (superseded.has(c.id)) continue;
+        const present = pool.find((x) => x.id === c.id);
+        if (present) present.reverted ??= c.former;
+        else {
+          seen.add(c.id);
+          pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version, hash: c.hash, reverted: c.former });
+        }
       }
       const bySlot = slotDecision(m, pool);
       if (bySlot) {
@@ -239,7 +285,37 @@ export function planMemories(
         validFrom: new Date(m.occurredAt),
         hash: m.hash,
       });
-    for (const t of supersedes) superseded.add('id' in t ? t.id : `pass:${t.pass}`);
+    for (const t of supersedes) {
+      const id = 'id' in t ? t.id : `pass:${t.pass}`;
+      superseded.add(id);
+      successorOf.set(id, `pass:${i}`);
+      const slot = [...fromDb, ...fromPass].find((c) => c.id === id)?.slot ?? (slotted[i] ?? []).find((c) => c.id === id)?.slot;
+      if (slot) formerSlots.set(id, slot);
+    }
   }
   return planned;
+}
+
+/**
+ * Late arrivals that restate history: a unit older than its slot's current value (supersededBy)
+ * whose text, or slot value, is what the version holding at its time (`held`, by unit index) says
+ * CONFIRMs that version instead of adding a copy of it to the history. "The port is 5433" heard
+ * again after the port became 6543, from an event of before the change, is evidence for the 5433
+ * version, not a second 5433 version.
+ */
+export function confirmRestatedHistory(plan: PlannedMemory[], units: PreparedMemory[], held: ReadonlyMap<number, HeldVersion | undefined>): PlannedMemory[] {
+  return plan.map((x) => {
+    const h = held.get(x.index);
+    const unit = units[x.index] as PreparedMemory;
+    if (x.supersededBy === undefined || h === undefined) return x;
+    const restates = h.content_hash === unit.hash || (h.slot !== null && unit.slot !== null && relate(h.slot, unit.slot) === 'same');
+    if (!restates) return x;
+    return {
+      index: x.index,
+      decision: { action: 'CONFIRM', targetId: h.id, reason: 'restates the version that held at its time' },
+      target: { id: h.id, version: h.version },
+      supersedes: [],
+      version: x.version,
+    };
+  });
 }

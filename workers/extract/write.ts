@@ -9,19 +9,19 @@ import {
   endEdgesOf,
   inheritKeys,
   nearestMemoriesBatch,
-  placeLateVersions,
   relateMemoriesBatch,
   setConfidences,
   slotCandidatesBatch,
   supersedeMemories,
   type TtlDefaults,
 } from '../../src/db/sql/memories-write.js';
+import { lockUserMemory, placeLateVersions, revertCandidatesBatch, versionsHeldAt } from '../../src/db/sql/memory-chains.js';
 import { slotKeys, type Slot } from '../../src/domain/slots.js';
 import { SUPERSEDING_ACTIONS } from '../../src/domain/vocabulary.js';
 import { addProvenanceLinks, type ProvenanceLink } from '../../src/db/sql/provenance.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
 import { ftsDocument, ftsQuery } from '../../src/domain/text.js';
-import { NEIGHBOURS, planMemories, type PlannedMemory } from './plan.js';
+import { confirmRestatedHistory, NEIGHBOURS, planMemories, type PlannedMemory } from './plan.js';
 import { normalizeEntityName, type Prepared, type PreparedMemory } from './prepare.js';
 import { isSpeakerWord } from '../../src/domain/entity-names.js';
 import { recheckAdvice, type ModelDecision } from './reconcile.js';
@@ -63,6 +63,8 @@ export async function writeExtraction(
 ): Promise<WriteCounts> {
   const { model, dimensions: dims } = embedder;
   const counts: WriteCounts = { entities: 0, memories_added: 0, memories_updated: 0, memories_confirmed: 0, memories_challenged: 0, edges: 0 };
+  // Passes of one user write one after the other, each reading what the one before committed.
+  await lockUserMemory(tx, scope.user_id);
 
   const entityIds = await resolveEntities(
     tx,
@@ -109,8 +111,21 @@ export async function writeExtraction(
       p.memories.map((m) => (m.slot ? slotKeys(m.slot) : [])),
     )
   ).map((list) => list.map((n) => (n.subject_entity_id === null ? { ...n, subject_entity_id: SPEAKER } : n)));
+  // Only a unit that says a value changed can go back to a former one.
+  const reverting = await revertCandidatesBatch(
+    tx,
+    { userId: scope.user_id },
+    p.memories.map((m) => (m.slot?.change && m.slot.value.length > 0 ? slotKeys(m.slot).filter((k) => k.startsWith('v:')) : [])),
+  );
   const advice = decisions ? await recheckAdvice(tx, scope, decisions) : [];
-  const plan = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model), advice, slotted);
+  const planned = planMemories(p.memories, vectors.memories, subjects, existing, thresholdsFor(model), advice, slotted, reverting);
+  // A late arrival that says what its slot held at its time confirms that version of the history.
+  const lateOnes = planned.filter((x) => x.supersededBy !== undefined && 'id' in x.supersededBy);
+  const held = await versionsHeldAt(
+    tx,
+    lateOnes.map((x) => ({ successorId: (x.supersededBy as { id: string }).id, at: new Date((p.memories[x.index] as PreparedMemory).occurredAt) })),
+  );
+  const plan = confirmRestatedHistory(planned, p.memories, new Map(lateOnes.map((x, k) => [x.index, held[k]])));
   const toInsert = plan.filter((x) => x.decision.action !== 'NOOP' && x.decision.action !== 'CONFIRM');
   const rows = await insertMemories(
     tx,

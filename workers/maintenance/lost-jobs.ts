@@ -3,16 +3,14 @@ import { listTenants, withTenant } from '../../src/db/pool.js';
 import { findUnfinished, stillUnfinished, type UnfinishedEvent } from '../../src/db/sql/lost-work.js';
 import type { Deps } from '../../src/deps.js';
 import { enqueueAll } from '../../src/queue/enqueue.js';
-import type { QueueName } from '../../src/queue/names.js';
+import { EVENT_QUEUES, FLOW, statusesBefore } from '../../src/queue/flow.js';
 import type { NextJob } from '../../src/queue/stage.js';
 import { TRIAGE_BATCH } from '../../src/queue/triage-jobs.js';
 import { chunkJob, chunkKey } from '../chunk/schema.js';
 import { embedJob, embedKey } from '../embed/schema.js';
 import { extractJob, extractKey, extractLeaseMs } from '../extract/schema.js';
 
-/** Queues whose jobs carry events (or an extraction key), in flow order. */
-const FLOW: QueueName[] = ['triage', 'chunk', 'embed', 'extract'];
-// In the order a job moves through them: a job that moves on while one state is read is seen in
+// Queues are read in flow order (EVENT_QUEUES), and the states in the order a job moves through them: a job that moves on while one state is read is seen in
 // a later one. A failed job counts as holding its events: it is dead-lettered and waits for a
 // retry (POST /v1/jobs/retry); queueing its events again would only fail again every tick.
 const LIVE_STATES = ['delayed', 'prioritized', 'waiting', 'waiting-children', 'active', 'failed'] as const;
@@ -37,7 +35,7 @@ interface Coverage {
  * twice and calls lost only what neither read saw.
  */
 async function liveCoverage(deps: Deps, cover: Coverage = { events: new Set(), keys: new Set(), truncated: false }): Promise<Coverage> {
-  for (const name of FLOW) {
+  for (const name of EVENT_QUEUES) {
     const queue = deps.queues.get(name);
     for (const state of LIVE_STATES) {
       const jobs: Array<Job | undefined> = await queue.getJobs([state], 0, SCAN_LIMIT - 1);
@@ -53,6 +51,9 @@ async function liveCoverage(deps: Deps, cover: Coverage = { events: new Set(), k
   return cover;
 }
 
+/** Events that extraction holds by key (waiting for it or claimed by it), not by id. */
+const byKey = (e: UnfinishedEvent) => statusesBefore('extract').includes(e.status);
+
 /** A job id of its own per tick: a completed job that kept the stage's usual id would swallow the add. */
 const tick = () => `r${Date.now().toString(36)}`;
 
@@ -62,20 +63,20 @@ function jobsFor(deps: Deps, tenantId: string, lost: UnfinishedEvent[]): Array<N
   const t = tick();
   const byStatus = (s: UnfinishedEvent['status']) => lost.filter((e) => e.status === s).map((e) => e.id);
   const slices = (ids: string[], size: number) => Array.from({ length: Math.ceil(ids.length / size) }, (_, i) => ids.slice(i * size, (i + 1) * size));
-  for (const eventIds of slices(byStatus('received'), TRIAGE_BATCH)) {
+  for (const eventIds of slices(byStatus(FLOW.triage.waits), TRIAGE_BATCH)) {
     jobs.push({ stage: 'triage', input: { tenantId, eventIds }, jobId: `triage-${tenantId}-${t}-${jobs.length}` });
   }
-  for (const ids of slices(byStatus('triaged'), 1000)) {
+  for (const ids of slices(byStatus(FLOW.chunk.waits), 1000)) {
     const j = chunkJob(tenantId, ids);
     jobs.push({ ...j, jobId: `${chunkKey({ tenantId, eventIds: ids })}-${t}` });
   }
-  for (const ids of slices(byStatus('chunked'), 1000)) {
+  for (const ids of slices(byStatus(FLOW.embed.waits), 1000)) {
     const j = embedJob(tenantId, ids);
     jobs.push({ ...j, jobId: `${embedKey({ tenantId, eventIds: ids })}-${t}` });
   }
   const oldestByKey = new Map<string, Date>();
   for (const e of lost) {
-    if ((e.status !== 'embedded' && e.status !== 'extracting') || e.extract_key === null) continue;
+    if (!byKey(e) || e.extract_key === null) continue;
     const seen = oldestByKey.get(e.extract_key);
     if (!seen || e.received_at < seen) oldestByKey.set(e.extract_key, e.received_at);
   }
@@ -108,11 +109,7 @@ export async function requeueLostWork(deps: Deps, graceMs: number): Promise<{ re
   let requeued = 0;
   let jobs = 0;
   for (const [tenantId, rows] of unfinished) {
-    const uncovered = rows.filter((e) =>
-      e.status === 'embedded' || e.status === 'extracting'
-        ? e.extract_key !== null && !cover.keys.has(`${tenantId}\u0000${e.extract_key}`)
-        : !cover.events.has(e.id),
-    );
+    const uncovered = rows.filter((e) => (byKey(e) ? e.extract_key !== null && !cover.keys.has(`${tenantId}\u0000${e.extract_key}`) : !cover.events.has(e.id)));
     // an event read before the queues may have gone through every stage since: not lost, finished
     const lost = await withTenant(deps.db, tenantId, (tx) => stillUnfinished(tx, uncovered));
     if (lost.length === 0) continue;

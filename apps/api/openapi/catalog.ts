@@ -3,7 +3,8 @@ import { EventsQuery } from '../../../src/events/searchable.js';
 import { ExportQuery } from '../../../src/export/schema.js';
 import { ForgetScope } from '../../../src/forget/schema.js';
 import { EntityQuery, EntitySearchQuery, SchemaQuery } from '../../../src/graph/schema.js';
-import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, MemoryRefParams, WorkingMemoryQuery } from '../../../src/memories/schema.js';
+import { CorrectInput, FeedbackInput, IdParams, ListMemoriesQuery, MemoryRefParams, SupersedeInput, WorkingMemoryQuery } from '../../../src/memories/schema.js';
+import { SessionEventsQuery, SessionsQuery, UsersQuery } from '../../../src/browse/schema.js';
 import { DeadLettersQuery, DoctorQuery, RetryBody } from '../../../src/ops/schema.js';
 import { RecallInput } from '../../../src/recall/schema.js';
 import { ContextInput } from '../../../src/context/schema.js';
@@ -138,6 +139,50 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: 'POST',
+    path: '/v1/memories/{id}/supersede',
+    tag: 'memories',
+    auth: true,
+    summary: 'Settle a conflict: keep `by`, supersede this memory',
+    description:
+      'For two active memories of one user that contradict each other (a `challenges` relation, listed by GET /v1/memories?conflicts=true): this one leaves the active set from now on, superseded by `by`, which `replaces` it. `as_of` before the choice still finds it.',
+    params: IdParams,
+    body: SupersedeInput,
+    responses: {
+      200: json('superseded'),
+      400: invalid,
+      404: notFound,
+      409: json('one of them is not active, or they belong to different users', ErrorBody),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/users',
+    tag: 'memories',
+    auth: true,
+    summary: 'Users that sent events, with counts of events, sessions and active memories',
+    query: UsersQuery,
+    responses: { 200: json('a page of users and next_cursor'), 400: invalid },
+  },
+  {
+    method: 'GET',
+    path: '/v1/sessions',
+    tag: 'memories',
+    auth: true,
+    summary: 'Sessions, most recent first, with counts of events and active memories',
+    query: SessionsQuery,
+    responses: { 200: json('a page of sessions and next_cursor'), 400: invalid },
+  },
+  {
+    method: 'GET',
+    path: '/v1/events',
+    tag: 'events',
+    auth: true,
+    summary: 'The events of a session, in order of arrival',
+    query: SessionEventsQuery,
+    responses: { 200: json('a page of events and next_cursor'), 400: invalid },
+  },
+  {
+    method: 'POST',
     path: '/v1/forget',
     tag: 'memories',
     auth: true,
@@ -224,6 +269,20 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Malformed file lines and failed jobs, newest first',
     query: DeadLettersQuery,
     responses: { 200: json('a page of dead letters and next_before'), 400: invalid },
+  },
+  {
+    method: 'POST',
+    path: '/v1/dead-letters/{id}/retry',
+    tag: 'ops',
+    auth: true,
+    summary: "One dead letter's failed job back to waiting",
+    params: IdParams,
+    responses: {
+      200: json('how many were retried'),
+      400: invalid,
+      404: notFound,
+      409: json('a malformed file line, or a job that is no longer failed', ErrorBody),
+    },
   },
   {
     method: 'POST',
@@ -315,7 +374,25 @@ export const ROUTES: RouteDoc[] = [
     path: '/docs',
     tag: 'ops',
     auth: false,
-    summary: 'A page that renders this document',
+    summary: 'The interactive reference of this document (Swagger UI, served offline; try requests with your key)',
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+  },
+  {
+    method: 'GET',
+    path: '/',
+    tag: 'ops',
+    auth: false,
+    summary: 'The console: users, memories, conflicts, graph, working memory and health in the browser (docs/console.md)',
+    description: 'A page without data: it calls this API with the key the user enters.',
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+  },
+  {
+    method: 'GET',
+    path: '/console/{file}',
+    tag: 'ops',
+    auth: false,
+    summary: "The console's scripts and style",
+    params: z.object({ file: z.string().describe('a file name of apps/console') }),
+    responses: { 200: { description: 'a script or style sheet', contentType: 'text/javascript' }, 404: json('no such file', ErrorBody) },
   },
 ];

@@ -1,7 +1,7 @@
 import { isEmbedded, type Config } from '../../../src/config.js';
 import { createDeps } from '../../../src/deps.js';
 import { runDoctor, type DoctorResult } from '../../../src/doctor.js';
-import { MemloomError } from '../../../src/errors.js';
+import { answeredCode, MemloomError } from '../../../src/errors.js';
 import type { Logger } from '../../../src/logger.js';
 import { flagString, type ParsedArgs } from '../args.js';
 import { embeddedOwnerUrl } from '../remote.js';
@@ -54,9 +54,13 @@ async function viaApi(url: string, tenant: string | undefined, apiKey: string | 
   const body = (await res.json().catch(() => ({}))) as DoctorResult & { error?: { code?: string; message?: string } };
   if (!res.ok) {
     const hint = res.status === 401 || res.status === 403 ? ' (the doctor needs a key of MEMLOOM_ADMIN_KEYS: --api-key)' : '';
-    throw new MemloomError(body.error?.code ?? 'DOCTOR_FAILED', `doctor failed (${res.status}): ${body.error?.message ?? res.statusText}${hint}`, {
-      kind: res.status < 500 ? 'input' : 'upstream',
-    });
+    throw new MemloomError(
+      body.error?.code ? answeredCode(body.error.code) : 'DOCTOR_FAILED',
+      `doctor failed (${res.status}): ${body.error?.message ?? res.statusText}${hint}`,
+      {
+        kind: res.status < 500 ? 'input' : 'upstream',
+      },
+    );
   }
   return body;
 }

@@ -1,10 +1,9 @@
-import { ConfigError, isEmbedded, type Config } from '../../../src/config.js';
+import { ConfigError, type Config } from '../../../src/config.js';
 import { createDeps } from '../../../src/deps.js';
-import { MemloomError } from '../../../src/errors.js';
 import { ForgetScope, forget, type ForgetResult } from '../../../src/forget/index.js';
 import type { Logger } from '../../../src/logger.js';
 import { flagString, type ParsedArgs } from '../args.js';
-import { defaultUrl, embeddedOwnerUrl, unreachable } from '../remote.js';
+import { viaApiOrDirect } from '../remote.js';
 
 const USAGE = 'usage: memloom forget --session S [--user U] | --user U | --dataset D | --event E [--url URL] [--api-key KEY] [--tenant T]';
 const FLAG_TO_KEY = { session: 'session_id', user: 'user_id', dataset: 'dataset', event: 'event_id' } as const;
@@ -23,21 +22,14 @@ export interface ForgetIo {
  */
 export async function forgetCommand(config: Config, log: Logger, args: ParsedArgs, io: ForgetIo = { stdout: process.stdout }): Promise<void> {
   const scope = parseScope(args);
-  const url = flagString(args, 'url');
-  const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
-  let result: ForgetResult | undefined;
-  const ownerUrl = url === undefined ? await embeddedOwnerUrl(config) : undefined;
-  if (url !== undefined) result = await viaApi(url, scope, apiKey);
-  else if (ownerUrl !== undefined) result = await viaApi(ownerUrl, scope, apiKey);
-  else if (isEmbedded(config)) result = await viaApi(defaultUrl(config), scope, apiKey, { unreachableOk: true });
-  if (result === undefined) {
+  const result = await viaApiOrDirect<ForgetResult>(config, args, { path: '/v1/forget', body: scope, what: 'forget', failed: 'FORGET_FAILED' }, async () => {
     const deps = await createDeps(config, log);
     try {
-      result = await forget(deps, flagString(args, 'tenant') ?? 'default', scope);
+      return await forget(deps, flagString(args, 'tenant') ?? 'default', scope);
     } finally {
       await deps.close();
     }
-  }
+  });
   io.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -53,32 +45,4 @@ function parseScope(args: ParsedArgs): ForgetScope {
     throw new ConfigError(`invalid --${flag}: ${issue?.message ?? 'bad value'}\n${USAGE}`);
   }
   return parsed.data;
-}
-
-/** POSTs /v1/forget; `undefined` when nothing listens and `unreachableOk` (embedded, no server running). */
-async function viaApi(url: string, scope: ForgetScope, apiKey: string | undefined, opts: { unreachableOk?: boolean } = {}): Promise<ForgetResult | undefined> {
-  let res: Response;
-  try {
-    res = await fetch(`${url.replace(/\/+$/, '')}/v1/forget`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify(scope),
-      signal: AbortSignal.timeout(120_000),
-    });
-  } catch (err) {
-    if (opts.unreachableOk && isConnectionRefused(err)) return undefined;
-    throw unreachable(url, err);
-  }
-  const body = (await res.json().catch(() => ({}))) as ForgetResult & { error?: { code?: string; message?: string } };
-  if (!res.ok) {
-    throw new MemloomError(body.error?.code ?? 'FORGET_FAILED', `forget failed (${res.status}): ${body.error?.message ?? res.statusText}`, {
-      kind: res.status < 500 ? 'input' : 'upstream',
-    });
-  }
-  return body;
-}
-
-function isConnectionRefused(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: string } }).cause;
-  return cause?.code === 'ECONNREFUSED';
 }

@@ -1,11 +1,10 @@
-import { ConfigError, isEmbedded, type Config } from '../../../src/config.js';
+import { ConfigError, type Config } from '../../../src/config.js';
 import { createDeps } from '../../../src/deps.js';
-import { MemloomError } from '../../../src/errors.js';
 import type { Logger } from '../../../src/logger.js';
 import { QUEUE_NAMES, isQueueName } from '../../../src/queue/names.js';
 import { retryFailedJobs, type RetryResult } from '../../../src/queue/retry.js';
 import { flagString, type ParsedArgs } from '../args.js';
-import { defaultUrl, embeddedOwnerUrl, unreachable } from '../remote.js';
+import { viaApiOrDirect } from '../remote.js';
 
 const USAGE = 'usage: memloom retry --queue Q | --all [--url URL] [--api-key KEY] [--tenant T]';
 
@@ -25,21 +24,14 @@ export interface RetryIo {
  */
 export async function retryCommand(config: Config, log: Logger, args: ParsedArgs, io: RetryIo = { stdout: process.stdout }): Promise<void> {
   const body = parseTarget(args);
-  const url = flagString(args, 'url');
-  const apiKey = flagString(args, 'api-key') ?? process.env.MEMLOOM_API_KEY;
-  let result: RetryResult | undefined;
-  const ownerUrl = url === undefined ? await embeddedOwnerUrl(config) : undefined;
-  if (url !== undefined) result = await viaApi(url, body, apiKey);
-  else if (ownerUrl !== undefined) result = await viaApi(ownerUrl, body, apiKey);
-  else if (isEmbedded(config)) result = await viaApi(defaultUrl(config), body, apiKey, { unreachableOk: true });
-  if (result === undefined) {
+  const result = await viaApiOrDirect<RetryResult>(config, args, { path: '/v1/jobs/retry', body, what: 'retry', failed: 'RETRY_FAILED' }, async () => {
     const deps = await createDeps(config, log);
     try {
-      result = await retryFailedJobs(deps, flagString(args, 'tenant') ?? 'default', body.queue ? [body.queue] : QUEUE_NAMES);
+      return await retryFailedJobs(deps, flagString(args, 'tenant') ?? 'default', body.queue ? [body.queue] : QUEUE_NAMES);
     } finally {
       await deps.close();
     }
-  }
+  });
   io.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -50,27 +42,4 @@ function parseTarget(args: ParsedArgs): { queue?: (typeof QUEUE_NAMES)[number]; 
   if (all) return { all: true };
   if (!isQueueName(queue as string)) throw new ConfigError(`invalid --queue: expected one of ${QUEUE_NAMES.join(', ')}\n${USAGE}`);
   return { queue: queue as (typeof QUEUE_NAMES)[number] };
-}
-
-/** POSTs /v1/jobs/retry; `undefined` when nothing listens and `unreachableOk` (embedded, no server running). */
-async function viaApi(url: string, body: object, apiKey: string | undefined, opts: { unreachableOk?: boolean } = {}): Promise<RetryResult | undefined> {
-  let res: Response;
-  try {
-    res = await fetch(`${url.replace(/\/+$/, '')}/v1/jobs/retry`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(120_000),
-    });
-  } catch (err) {
-    if (opts.unreachableOk && (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined;
-    throw unreachable(url, err);
-  }
-  const answer = (await res.json().catch(() => ({}))) as RetryResult & { error?: { code?: string; message?: string } };
-  if (!res.ok) {
-    throw new MemloomError(answer.error?.code ?? 'RETRY_FAILED', `retry failed (${res.status}): ${answer.error?.message ?? res.statusText}`, {
-      kind: res.status < 500 ? 'input' : 'upstream',
-    });
-  }
-  return answer;
 }

@@ -54,7 +54,7 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
       app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] }, workers: workers?.workers ?? [] });
       await app.listen({ host: config.HOST, port: config.PORT });
       const port = (app.server.address() as { port: number }).port;
-      log.info({ url: `http://${config.HOST}:${port}`, admin: '/admin/queues' }, 'memloom api listening');
+      log.info({ url: `http://${config.HOST}:${port}`, console: '/', docs: '/docs', admin: '/admin/queues' }, 'memloom api listening');
       // CLI commands on this MEMLOOM_HOME find the API in the data directory's lock and go there.
       await deps.embedded?.advertise(defaultUrl({ ...config, PORT: port }));
     }
@@ -88,6 +88,9 @@ export async function startRoles(config: Config, log: Logger, roles: Roles, opts
 }
 
 export async function serve(config: Config, log: Logger, roles: Roles): Promise<void> {
-  const running = await startRoles(config, log, roles);
-  onShutdown(log, () => running.stop());
+  // The signal handlers come first: /readyz answers once the API listens, before the other roles
+  // have started, and a SIGTERM then must still drain and exit 0 (it waits for the start to finish).
+  const starting = startRoles(config, log, roles);
+  onShutdown(log, async () => (await starting.catch(() => undefined))?.stop());
+  await starting;
 }

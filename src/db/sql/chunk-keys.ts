@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { KEY_VECTOR_WEIGHT } from '../../domain/scoring.js';
 import { vectorList } from './vector.js';
 
 /*
@@ -102,7 +103,7 @@ export async function insertChunksWithKeys(tx: Queryable, json: string, runId: s
 /**
  * Writes own vectors (only where still missing: a concurrent replay cannot overwrite or double)
  * and, in the same statement, the key vectors of these chunks and of their neighbours: own vector
- * + 0.5 previous + 0.3 next own vector (same model and dimensions), as memloom_refresh_chunk_keys.
+ * + 0.5 previous + 0.3 next own vector (KEY_VECTOR_WEIGHT; same model and dimensions), as memloom_refresh_chunk_keys.
  * A neighbour's own vector is the one written here when it is among the rows. Caller: the
  * sessions' locks first (memloom_lock_sessions). At most MAX_VECTORS_PER_STATEMENT rows.
  * Neighbours' rows by primary key (LIMIT 1 keeps the lateral subquery from becoming a join), as in
@@ -139,7 +140,7 @@ export async function writeVectorsWithKeys(tx: Queryable, rows: Array<{ id: stri
               CASE WHEN r.xmodel = r.model AND vector_dims(r.xown) = vector_dims(r.own) THEN r.xown END AS xvec
        FROM r),
      scale AS (
-       SELECT d, array_fill(0.5::real, ARRAY[d])::vector AS prev, array_fill(0.3::real, ARRAY[d])::vector AS next
+       SELECT d, array_fill(${KEY_VECTOR_WEIGHT.previous}::real, ARRAY[d])::vector AS prev, array_fill(${KEY_VECTOR_WEIGHT.next}::real, ARRAY[d])::vector AS next
        FROM (SELECT DISTINCT vector_dims(own) AS d FROM v WHERE own IS NOT NULL) dims),
      keyed AS (
        SELECT v.id, v.mine, v.own,

@@ -11,14 +11,14 @@ export interface EventToChunk {
   agent_id: string | null;
   session_id: string | null;
   occurred_at: Date;
-  /** `metadata.speaker`, for the key's speaker words. */
+  /** `metadata.speaker` (set from a `Name: ` prefix at ingest, src/domain/speaker.ts), else `metadata.name`: the key's speaker words. */
   speaker: string | null;
 }
 
 /** The `triaged` events among `ids`, read without a lock (the chunk stage chunks them outside any transaction). */
 export async function eventsToChunk(tx: Queryable, ids: string[]): Promise<EventToChunk[]> {
   const { rows } = await tx.query<EventToChunk>(
-    `SELECT id, type, content, dataset, user_id, agent_id, session_id, occurred_at, metadata->>'speaker' AS speaker FROM events
+    `SELECT id, type, content, dataset, user_id, agent_id, session_id, occurred_at, coalesce(metadata->>'speaker', metadata->>'name') AS speaker FROM events
      WHERE id = ANY($1::uuid[]) AND status = 'triaged' ORDER BY seq`,
     [ids],
   );

@@ -114,3 +114,23 @@ export async function insertCorrectedVersion(
   ]);
   return { id: newId };
 }
+
+/**
+ * A person's choice between two active memories that contradict each other: `id` leaves the
+ * active set, superseded by `byId` from now on (superseded_at = now(): until the choice memloom
+ * held both, so `as_of` before it still finds `id`), and `byId` `replaces` it (not a progression:
+ * a verdict, not a change of value). In the caller's transaction with both rows locked and active.
+ * Idempotent: a second call finds `id` no longer active and changes nothing.
+ */
+export async function supersedeByChoice(tx: Queryable, id: string, byId: string): Promise<void> {
+  const { rowCount } = await tx.query(
+    `UPDATE memories SET status = 'superseded', superseded_by = $2, superseded_at = now(), updated_at = now() WHERE id = $1 AND status = 'active'`,
+    [id, byId],
+  );
+  if (rowCount === 0) return;
+  await tx.query(
+    `INSERT INTO memory_relations (from_memory_id, to_memory_id, relation, is_progression) VALUES ($1, $2, 'replaces', false)
+     ON CONFLICT (from_memory_id, to_memory_id, relation) DO NOTHING`,
+    [byId, id],
+  );
+}

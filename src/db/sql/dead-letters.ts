@@ -13,6 +13,8 @@ export interface DeadLetter {
   payload: string | null;
   /** ISO-8601 in UTC with microseconds: exact enough to be the `before` cursor of the next page. */
   created_at: string;
+  /** When its job was sent back to the queue (null: not retried since it failed). */
+  retried_at: Date | null;
 }
 
 /**
@@ -90,10 +92,18 @@ export async function listDeadLetters(
        SELECT created_at FROM matching ORDER BY created_at DESC LIMIT $1
      )
      SELECT id, source, queue, job_id, file, line, code, message, payload,
-            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at, retried_at
      FROM matching WHERE created_at >= (SELECT min(created_at) FROM page)
      ORDER BY matching.created_at DESC, id`,
     [opts.limit, opts.before ?? null, opts.source ?? null],
   );
   return rows;
+}
+
+/** One dead letter of the tenant (RLS), or undefined. */
+export async function findDeadLetter(tx: Queryable, id: string): Promise<Pick<DeadLetter, 'id' | 'source' | 'queue' | 'job_id'> | undefined> {
+  const { rows } = await tx.query<Pick<DeadLetter, 'id' | 'source' | 'queue' | 'job_id'>>('SELECT id, source, queue, job_id FROM dead_letters WHERE id = $1', [
+    id,
+  ]);
+  return rows[0];
 }

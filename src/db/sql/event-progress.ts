@@ -1,3 +1,4 @@
+import { UNEMBEDDED_STATUSES } from '../../queue/flow.js';
 import type { Queryable } from '../pool.js';
 
 /**
@@ -9,10 +10,10 @@ import type { Queryable } from '../pool.js';
  */
 export async function searchProgress(tx: Queryable, ids: readonly string[]): Promise<{ waiting: number; failed: number }> {
   const { rows } = await tx.query<{ waiting: number; failed: number }>(
-    `SELECT count(*) FILTER (WHERE status IN ('received', 'triaged', 'chunked'))::int AS waiting,
+    `SELECT count(*) FILTER (WHERE status = ANY($2::text[]))::int AS waiting,
             count(*) FILTER (WHERE status = 'failed')::int AS failed
      FROM events WHERE id = ANY($1::uuid[])`,
-    [ids],
+    [ids, UNEMBEDDED_STATUSES],
   );
   return rows[0] ?? { waiting: 0, failed: 0 };
 }

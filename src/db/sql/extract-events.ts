@@ -12,6 +12,8 @@ export interface EventToExtract {
   session_id: string | null;
   importance: number | null;
   metadata: Record<string, unknown>;
+  /** When a failed pass gave the event back (releaseExtraction), as PostgreSQL's text (microseconds kept); null when no pass has had it. */
+  released_at?: string | null;
 }
 
 /**
@@ -24,19 +26,57 @@ export interface EventToExtract {
 export async function claimForExtraction(tx: Queryable, extractKey: string, limit: number, leaseMs: number): Promise<EventToExtract[]> {
   const { rows } = await tx.query<EventToExtract & { seq: number }>(
     `UPDATE events e SET status = 'extracting', processed_at = now()
-     FROM (SELECT id FROM events WHERE extract_key = $1 AND extract_pending
+     FROM (SELECT id, CASE WHEN status = 'embedded' THEN processed_at::text END AS released_at FROM events WHERE extract_key = $1 AND extract_pending
              AND (status = 'embedded' OR (status = 'extracting' AND processed_at < now() - $3::int * interval '1 millisecond'))
            ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED) c
      WHERE e.id = c.id
-     RETURNING e.id, e.seq, e.type, e.role, e.content, e.occurred_at, e.dataset, e.user_id, e.agent_id, e.session_id, e.importance, e.metadata`,
+     RETURNING c.released_at, e.id, e.seq, e.type, e.role, e.content, e.occurred_at, e.dataset, e.user_id, e.agent_id, e.session_id, e.importance, e.metadata`,
     [extractKey, limit, leaseMs],
   );
   return rows.sort((a, b) => a.seq - b.seq).map(({ seq: _seq, ...event }) => event);
 }
 
-/** Gives claimed events back (the pass failed before writing), so the retry or another job takes them now. */
+/**
+ * Claims, for a pass of another key, the waiting events of a user's small keys (sessions or loose
+ * events with at most `maxPerKey` events waiting, none of them still in triage, chunk or embed,
+ * under a claim or given back by another failed pass; documents never), oldest first, up to `limit`: one-event sessions then share one
+ * model call instead of one each. Same claim as claimForExtraction (status `extracting`); the
+ * rows come back in `seq` order. Scope: one dataset and user (null: the user-less events).
+ */
+export async function claimSmallKeys(
+  tx: Queryable,
+  scope: { dataset: string; userId: string | null },
+  exceptKey: string,
+  limit: number,
+  maxPerKey: number,
+  /** The pass's own events were given back at this time: events given back with them may join it again (the same call, cached). */
+  releasedAt: string | null = null,
+): Promise<EventToExtract[]> {
+  if (limit <= 0) return [];
+  const { rows } = await tx.query<EventToExtract & { seq: number }>(
+    `UPDATE events e SET status = 'extracting', processed_at = now()
+     FROM (SELECT id FROM events
+           WHERE extract_pending AND status = 'embedded' AND dataset = $1 AND user_id IS NOT DISTINCT FROM $2
+             AND extract_key IN (SELECT extract_key FROM events
+                                 WHERE extract_pending AND dataset = $1 AND user_id IS NOT DISTINCT FROM $2
+                                   AND extract_key <> $3 AND extract_key NOT LIKE 'doc:%'
+                                   AND status IN ('triaged', 'chunked', 'embedded', 'extracting')
+                                 GROUP BY extract_key HAVING count(*) <= $5 AND bool_and(status = 'embedded' AND (processed_at IS NULL OR processed_at = $6::timestamptz)))
+           ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED) c
+     WHERE e.id = c.id
+     RETURNING e.id, e.seq, e.type, e.role, e.content, e.occurred_at, e.dataset, e.user_id, e.agent_id, e.session_id, e.importance, e.metadata`,
+    [scope.dataset, scope.userId, exceptKey, limit, maxPerKey, releasedAt],
+  );
+  return rows.sort((a, b) => a.seq - b.seq).map(({ seq: _seq, ...event }) => event);
+}
+
+/**
+ * Gives claimed events back (the pass failed before writing), so the retry or another job takes
+ * them now. processed_at keeps when: their key's model answer may be cached, so they are never
+ * batched into another key's call (claimSmallKeys), which would send them to the model again.
+ */
 export async function releaseExtraction(tx: Queryable, ids: string[]): Promise<void> {
-  await tx.query(`UPDATE events SET status = 'embedded', processed_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'extracting'`, [ids]);
+  await tx.query(`UPDATE events SET status = 'embedded', processed_at = now() WHERE id = ANY($1::uuid[]) AND status = 'extracting'`, [ids]);
 }
 
 /**

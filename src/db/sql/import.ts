@@ -37,11 +37,14 @@ export async function importEvents(tx: Queryable, rows: Array<Record<string, unk
 export async function importChunks(tx: Queryable, rows: Array<Record<string, unknown>>): Promise<number> {
   // The key's time and speaker words come from the chunk's event, tokenised as the chunk stage does.
   const { rows: events } = await tx.query<{ id: string; occurred_at: Date; speaker: string | null }>(
-    `SELECT id, occurred_at, metadata->>'speaker' AS speaker FROM events WHERE id = ANY($1::uuid[])`,
+    `SELECT id, occurred_at, coalesce(metadata->>'speaker', metadata->>'name') AS speaker FROM events WHERE id = ANY($1::uuid[])`,
     [[...new Set(rows.map((r) => r.event_id))]],
   );
-  const meta = new Map(events.map((e) => [e.id, metaDocument(e.occurred_at, e.speaker)]));
-  rows = rows.map((r) => ({ ...r, meta_doc: meta.get(r.event_id as string) ?? '' }));
+  const byId = new Map(events.map((e) => [e.id, e]));
+  rows = rows.map((r) => {
+    const e = byId.get(r.event_id as string);
+    return { ...r, meta_doc: e ? metaDocument(e.occurred_at, e.speaker, String(r.content ?? '')) : '' };
+  });
   const { rows: inserted, rowCount } = await tx.query<{ id: string }>(
     `INSERT INTO chunks (id, event_id, event_seq, idx, content, start_offset, end_offset, tokens, content_hash, dataset, user_id, agent_id, session_id,
                          occurred_at, fts, own_embedding, embedding, embedding_model, embedding_dims, created_at)

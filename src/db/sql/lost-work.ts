@@ -1,8 +1,9 @@
+import { FINISHED_STATUSES, sqlStatuses, type UnfinishedStatus } from '../../queue/flow.js';
 import type { Queryable } from '../pool.js';
 
 export interface UnfinishedEvent {
   id: string;
-  status: 'received' | 'triaged' | 'chunked' | 'embedded' | 'extracting';
+  status: UnfinishedStatus;
   extract_key: string | null;
   received_at: Date;
 }
@@ -16,7 +17,7 @@ export interface UnfinishedEvent {
 export async function findUnfinished(tx: Queryable, olderThanMs: number, claimLeaseMs: number, limit: number): Promise<UnfinishedEvent[]> {
   const { rows } = await tx.query<UnfinishedEvent>(
     `SELECT id, status, extract_key, received_at FROM events
-     WHERE status NOT IN ('done', 'skipped', 'failed') AND NOT EXISTS (SELECT 1 FROM events_unqueued u WHERE u.event_id = events.id)
+     WHERE status NOT IN (${sqlStatuses(FINISHED_STATUSES)}) AND NOT EXISTS (SELECT 1 FROM events_unqueued u WHERE u.event_id = events.id)
        AND received_at < now() - ($1::int * interval '1 millisecond')
        AND (status <> 'extracting' OR processed_at < now() - ($2::int * interval '1 millisecond'))
      ORDER BY seq LIMIT $3`,

@@ -21,6 +21,9 @@ export interface MemoryListFilter {
   conflicts: boolean;
   /** Substring of the content (case-insensitive) or all full-text tokens (see ftsQuery). */
   text?: { substring: string; terms: string[] } | undefined;
+  /** Said at or after / before these times (occurred_at, ISO-8601). */
+  since?: string | undefined;
+  until?: string | undefined;
   /** Exclusive keyset position in the (created_at DESC, id DESC) order. */
   after?: { createdAt: string; id: string } | undefined;
   limit: number;
@@ -96,6 +99,8 @@ export async function listMemories(tx: Queryable, f: MemoryListFilter): Promise<
                   FROM (SELECT plainto_tsquery('simple', t) AS q FROM unnest(${p.add(f.text.terms)}::text[]) t) x WHERE q::text <> '')`;
     c.push(`(m.content ILIKE ${like} ESCAPE '\\' OR m.fts @@ ${tsq})`);
   }
+  if (f.since !== undefined) c.push(`m.occurred_at >= ${p.add(f.since)}::timestamptz`);
+  if (f.until !== undefined) c.push(`m.occurred_at < ${p.add(f.until)}::timestamptz`);
   if (f.after) c.push(`(m.created_at, m.id) < (${p.add(f.after.createdAt)}::timestamptz, ${p.add(f.after.id)}::uuid)`);
   const { rows } = await tx.query<MemoryItem & { cursor_at: string }>(
     `SELECT ${ITEM_COLUMNS}, ${CURSOR_AT} AS cursor_at FROM memories m ${WITH_SIGNALS}

@@ -364,34 +364,6 @@ export async function supersedeMemories(tx: Queryable, pairs: Array<{ oldId: str
 }
 
 /**
- * Late arrivals: each `id` (just inserted, active) states a value of a slot whose history already
- * holds a value stated after it (`successorId`, an active memory). It takes its place in that
- * history by valid_from: it is superseded by the first version valid after it (superseded_at =
- * that one's valid_from), and the versions that version superseded and that were valid before it
- * now point at it (superseded_at = its valid_from), so `as_of` between them finds it. One
- * statement per row; a row already superseded is left as it is (replay).
- */
-export async function placeLateVersions(tx: Queryable, rows: Array<{ id: string; successorId: string }>): Promise<void> {
-  for (const { id, successorId } of rows) {
-    await tx.query(
-      `WITH RECURSIVE chain(id, valid_from) AS (
-         SELECT id, valid_from FROM memories WHERE id = $2
-         UNION SELECT m.id, m.valid_from FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE m.id <> $1),
-       n AS (SELECT id, valid_from FROM memories WHERE id = $1 AND status = 'active'),
-       succ AS (SELECT c.id, c.valid_from FROM chain c, n WHERE c.valid_from > n.valid_from ORDER BY c.valid_from, c.id LIMIT 1),
-       moved_new AS (
-         UPDATE memories m SET status = 'superseded', superseded_by = succ.id, superseded_at = succ.valid_from, updated_at = now()
-         FROM succ WHERE m.id = $1 RETURNING m.id),
-       moved_old AS (
-         UPDATE memories m SET superseded_by = n.id, superseded_at = n.valid_from, updated_at = now()
-         FROM succ, n WHERE m.superseded_by = succ.id AND m.valid_from <= n.valid_from AND m.id IN (SELECT id FROM chain) RETURNING m.id)
-       SELECT (SELECT count(*) FROM moved_new) AS placed, (SELECT count(*) FROM moved_old) AS relinked`,
-      [id, successorId],
-    );
-  }
-}
-
-/**
  * A new version's full-text key takes in its predecessor's, minus the old value's tokens
  * (`drop`): "the deadline moved to October 14" is then found by "grant" like the "grant
  * application deadline is September 30" it replaced, so the current value answers the question

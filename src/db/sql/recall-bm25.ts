@@ -1,5 +1,21 @@
 import type { Queryable } from '../pool.js';
-import { Params, chunkConditions, memoryConditions, where, type RecallScope } from './recall-filters.js';
+import {
+  NO_DOCS_AVGDL,
+  TF_CTE,
+  anyOf,
+  candCte,
+  docCte,
+  idf,
+  idfCte,
+  matching,
+  preCte,
+  rareFirstCtes,
+  scoredCte,
+  sessionCtes,
+  statement,
+  type KeywordTable as Table,
+} from './recall-bm25-ctes.js';
+import { Params, type RecallScope } from './recall-filters.js';
 
 export interface KeywordHit {
   id: string;
@@ -13,36 +29,45 @@ export interface KeywordHit {
   matched: string[];
 }
 
+// SQL bounds: how many rows the keyword statement reads and scores. Ranking numbers (BM25's k1,
+// b and idf, the context terms' share of the preselection bound) are in src/domain/scoring.ts.
+
 /**
  * Rows scored exactly: the matching rows with the highest sum of the idf of the query terms they
  * hold (BM25 with every tf at 1 and no length normalisation, a cheap test per term), at least
  * this many and PRESELECT_PER_HIT times the hits asked for. A row outside them would need a much higher term
  * frequency or a much shorter key to overtake the k-th hit; in a large scope this keeps the cost
- * of a query to a few hundred exact scores instead of every matching row.
+ * of a query to a few hundred exact scores instead of every matching row. Chosen, not fitted: with
+ * max(200, 2k) LoCoMo's R@5 / R@10 were those of scoring every match, for every strategy
+ * (docs/performance.md, 2026-12-03); no other value was measured.
  */
 export const PRESELECT_MIN = 200;
-/** Rows scored exactly per hit asked for, above PRESELECT_MIN (docs/recall.md). */
+/**
+ * Rows scored exactly per hit asked for, above PRESELECT_MIN (docs/recall.md): a recall of
+ * `limit` 25 asks each retriever for 100 hits and scores 200 rows. First 5, then 2 with
+ * PRESELECT_MIN (commit f516dfe, measured as PRESELECT_MIN); other values not measured.
+ */
 export const PRESELECT_PER_HIT = 2;
 
 /**
  * The rare-term pass (keywordSearch, rareTerms) reads at most this many rows per preselected row,
  * or this share of the scope, whichever is more; only in a scope of more than
- * RARE_MIN_SCOPE_PER_KEEP rows per preselected row.
+ * RARE_MIN_SCOPE_PER_KEEP rows per preselected row. The share: a third against a tenth in the
+ * soak of 2026-12-05 (recall p95 234 against 256 ms; docs/performance-history.md); the 4 and the 8
+ * not measured (8 × 200 keeps a LoCoMo conversation's ~400 chunks out of the pass, where a pass
+ * that falls back only adds a scan).
  */
 const RARE_ROWS_PER_KEEP = 4;
 const RARE_SHARE = 1 / 3;
 const RARE_MIN_SCOPE_PER_KEEP = 8;
 /**
  * In a chunk scope beyond RARE_MIN_SCOPE_PER_KEEP × `keep` rows, the rows holding only common
- * query terms that are considered: the newest this many per preselected row (keywordSearch).
+ * query terms that are considered: the newest this many per preselected row (keywordSearch). In
+ * the soak's database the keyword statement's p50 / p95 went from 61.2 / 88.4 to 23.0–24.6 /
+ * 40.0–43.9 ms with LoCoMo quality unchanged (docs/performance-history.md, 2026-12-05 evening);
+ * other values not measured.
  */
 export const RECENT_ROWS_PER_KEEP = RARE_MIN_SCOPE_PER_KEEP;
-
-/** Okapi BM25's term-frequency saturation and length normalisation (the usual values). */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
-
-type Table = 'memories' | 'chunks';
 
 /** Conditions on the statistics tables for the scope: its user's, else the tenant's (or dataset's). */
 function scopeOfStats(f: RecallScope, p: Params): string {
@@ -78,41 +103,27 @@ export async function keywordSearch(
   const terms = await termWeights(tx, table, f, queryDoc);
   if (opts.stats) opts.stats.weights = terms;
   if (terms.length === 0) return [];
-  const p = new Params();
-  const a = table === 'memories' ? 'm' : 'c';
-  const chunks = table === 'chunks';
-  const lexemes = p.add(terms.map((t) => t.term));
-  // Chunk keys are read from their narrow copy (migration 20261205000000_chunk_keys): a scan of
-  // the wide `chunks` rows (content and two inline vectors, ~8x the bytes) read mostly from disk.
-  const keys = chunks ? 'chunk_keys' : 'memories';
-  // The query as an expression of constants (not a CTE): the planner folds it and estimates its
-  // rows from the key statistics, so a rare term is read through the full-text index.
-  const anyOf = (list: string[]) => `(${list.map((t) => `plainto_tsquery('simple', ${p.add(t)})`).join(' || ')})`;
-  const filters = table === 'memories' ? memoryConditions(f, p) : chunkConditions(f, p);
-  const matching = (tsq: string) => where([`${a}.fts @@ ${tsq}`, ...filters]);
-  const scope = matching(anyOf(terms.map((t) => t.term)));
-  const avgdl = p.add(terms[0]?.avgdl ?? 1);
-  const sat = (tf: string, len: string, avg: string) => `${tf} * ${BM25_K1 + 1} / (${tf} + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * ${len} / ${avg}))`;
-  // The preselection bound as one expression with the idf values inline (no subquery per row).
-  // A scope of at most `keep` rows is scored whole; a larger one is preselected (PRESELECT_MIN).
-  const keep = Math.max(PRESELECT_MIN, k * PRESELECT_PER_HIT);
-  // A term in a chunk's own text (weight D) counts its whole idf, one only in the context parts
-  // (neighbours, time and speaker: term-frequency weight 0.3-0.5) half of it.
-  const bound = () =>
-    terms
-      .map((t) => {
-        const term = p.add(t.term);
-        return chunks
-          ? `CASE WHEN ${a}.fts @@ ${p.add(ownTextQuery(t.term))}::tsquery THEN ${t.w} WHEN ${a}.fts @@ plainto_tsquery('simple', ${term}) THEN ${t.w / 2} ELSE 0 END`
-          : `CASE WHEN ${a}.fts @@ plainto_tsquery('simple', ${term}) THEN ${t.w} ELSE 0 END`;
-      })
-      .join(' + ');
-  const large = (terms[0]?.n ?? 0) > keep;
-  // Ties go to the longer key (at equal idf sums, it is the one more likely to hold a term more
-  // than once, e.g. in a neighbour's turn too), then to the id: one order for both ways of
-  // preselecting.
-  const preselect = () => (large ? `ORDER BY ${bound()} DESC, ${a}.fts_len DESC, ${a}.id LIMIT ${p.add(keep)}` : '');
-  const columns = `${a}.id, ${a}.fts, ${a}.fts_len, ${chunks ? 'c.session_id' : 'NULL::text AS session_id'}, coalesce(${a}.user_id, '') AS uk, ${a}.dataset`;
+  const { text, values } = keywordSql(table, f, terms, k, sessionWeight, opts.candidates);
+  const { rows } = await tx.query<KeywordHit>(text, values);
+  return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score), matched: r.matched ?? [] }));
+}
+
+/** The keyword statement of keywordSearch for the query's `terms` (termWeights), not run. */
+export function keywordSql(
+  table: Table,
+  f: RecallScope,
+  terms: TermWeight[],
+  k: number,
+  sessionWeight: number,
+  candidates: 'rare-first' | 'all' | undefined,
+): { text: string; values: unknown[] } {
+  const s = statement(table, f, terms, Math.max(PRESELECT_MIN, k * PRESELECT_PER_HIT));
+  // Fragments are built in the order of their parameters ($1, $2, ...; the snapshots in
+  // recall-bm25.test.ts pin it) and assembled in the order of the statement.
+  const allTerms = terms.map((t) => t.term);
+  const scope = matching(s, anyOf(s, allTerms));
+  const avgdl = s.p.add(terms[0]?.avgdl ?? NO_DOCS_AVGDL);
+  const large = (terms[0]?.n ?? 0) > s.keep;
   // In a large scope, rows holding a rare query term are read through the full-text index first:
   // when `keep` of them bound more than a row without any rare term can reach, they are the
   // preselection (the same rows, MaxScore's argument), and the scan of every row matching a common
@@ -122,63 +133,18 @@ export async function keywordSearch(
   // preselection is the best `keep` of every row holding a rare term and of the newest rows
   // holding only common ones.
   // Memories take the rare pass only where it can be the whole preselection (rareTerms), as before.
-  const split = large && opts.candidates !== 'all' ? (chunks ? splitTerms(terms, keep, RECENT_ROWS_PER_KEEP * keep) : rareTerms(terms, keep)) : undefined;
-  const newest = chunks && split !== undefined ? `ORDER BY ${a}.occurred_at DESC LIMIT ${p.add(RECENT_ROWS_PER_KEEP * keep)}` : '';
-  const withBound = () => `${columns}, ${bound()} AS b`;
-  const pre = split
-    ? `rare AS MATERIALIZED (${
-        split.rare.length > 0
-          ? `SELECT ${withBound()} FROM ${keys} ${a} WHERE ${matching(anyOf(split.rare))} ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}`
-          : `SELECT ${withBound()} FROM ${keys} ${a} WHERE false`
-      }),
-     enough AS MATERIALIZED (SELECT count(*) >= ${p.add(keep)} AND min(b) > ${p.add(split.restBound ?? Number.MAX_VALUE)}::float8 AS ok FROM rare),
-     rest AS MATERIALIZED (SELECT ${withBound()} FROM ${keys} ${a} WHERE ${scope} AND NOT (SELECT ok FROM enough) ${newest}),
-     pre AS MATERIALIZED (
-       SELECT id, fts, fts_len, session_id, uk, dataset FROM rare WHERE (SELECT ok FROM enough)
-       UNION ALL
-       (SELECT id, fts, fts_len, session_id, uk, dataset FROM ${chunks ? '(SELECT * FROM rare UNION SELECT * FROM rest) u' : 'rest'}
-        WHERE NOT (SELECT ok FROM enough) ORDER BY b DESC, fts_len DESC, id LIMIT ${p.add(keep)}))`
-    : `pre AS MATERIALIZED (SELECT ${columns} FROM ${keys} ${a} WHERE ${scope} ${preselect()})`;
-  const statsScope = chunks ? scopeOfStats(f, p) : '';
-  // MATERIALIZED: the planner guesses one row for each CTE and would otherwise re-run them per row.
-  const sessionCtes = chunks
-    ? `, sess_tf AS MATERIALIZED (
-         SELECT uk, dataset, session_id, term, sum(own)::float8 AS tf FROM tf WHERE own > 0 AND session_id IS NOT NULL GROUP BY 1, 2, 3, 4),
-       sst AS MATERIALIZED (SELECT count(*)::float8 AS n, coalesce(avg(len), 1)::float8 AS avgl FROM bm25_sessions WHERE true ${statsScope}),
-       sdf AS MATERIALIZED (SELECT term, count(*)::float8 AS df FROM sess_tf GROUP BY term),
-       sess AS MATERIALIZED (
-         SELECT s.uk, s.dataset, s.session_id, sum(ln(1 + (sst.n - sdf.df + 0.5) / (sdf.df + 0.5)) * ${sat('s.tf', 'b.len', 'sst.avgl')}) AS s
-         FROM sess_tf s JOIN sdf USING (term)
-         JOIN bm25_sessions b ON b.user_key = s.uk AND b.dataset = s.dataset AND b.session_id = s.session_id CROSS JOIN sst
-         GROUP BY 1, 2, 3)`
-    : '';
-  const sessionJoin = chunks ? 'LEFT JOIN sess se ON se.uk = d.uk AND se.dataset = d.dataset AND se.session_id = d.session_id' : '';
-  const { rows } = await tx.query<KeywordHit>(
-    `WITH idf AS MATERIALIZED (SELECT * FROM unnest(${lexemes}::text[], ${p.add(terms.map((t) => t.w))}::float8[]) AS x(term, w)),
+  const split = large && candidates !== 'all' ? (s.chunks ? splitTerms(terms, s.keep, RECENT_ROWS_PER_KEEP * s.keep) : rareTerms(terms, s.keep)) : undefined;
+  const pre = split ? rareFirstCtes(s, scope, split, RECENT_ROWS_PER_KEEP * s.keep) : preCte(s, scope, large);
+  const sessions = s.chunks ? sessionCtes(scopeOfStats(f, s.p)) : '';
+  const text = `WITH ${idfCte(s)},
      ${pre},
-     cand AS MATERIALIZED (
-       SELECT id, fts_len, session_id, uk, dataset, ts_delete(fts, tsvector_to_array(ts_delete(fts, ${lexemes}::text[]))) AS hit FROM pre),
-     tf AS MATERIALIZED (
-       SELECT c.id, c.fts_len, c.uk, c.dataset, c.session_id, u.lexeme AS term, memloom_term_weight(u.weights)::float8 AS tf,
-              coalesce(cardinality(array_positions(u.weights, 'D')), 0) AS own
-       FROM cand c, unnest(c.hit) u),
-     doc AS MATERIALIZED (
-       SELECT t.id, t.uk, t.dataset, t.session_id, sum(idf.w * ${sat('t.tf', 't.fts_len', `${avgdl}::float8`)}) AS s, array_agg(t.term) AS matched
-       FROM tf t JOIN idf USING (term) GROUP BY 1, 2, 3, 4)
-     ${sessionCtes},
-     scored AS (
-       SELECT d.id, d.s AS bm25, d.matched, ${chunks ? 'coalesce(se.s, 0)' : '0::float8'} AS session,
-              d.s / nullif(max(d.s) OVER (), 0) ${chunks ? `+ ${p.add(sessionWeight)}::float8 * coalesce(se.s / nullif(max(se.s) OVER (), 0), 0)` : ''} AS score
-       FROM doc d ${sessionJoin})
-     SELECT id, bm25, session, score, matched FROM scored ORDER BY score DESC, id LIMIT ${p.add(k)}`,
-    p.values,
-  );
-  return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score), matched: r.matched ?? [] }));
-}
-
-/** A tsquery matching `lexeme` in weight D positions (a chunk's own text): the lexeme quoted as tsquery input expects. */
-function ownTextQuery(lexeme: string): string {
-  return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':D`;
+     ${candCte(s)},
+     ${TF_CTE},
+     ${docCte(avgdl)}
+     ${sessions},
+     ${scoredCte(s, sessionWeight)}
+     SELECT id, bm25, session, score, matched FROM scored ORDER BY score DESC, id LIMIT ${s.p.add(k)}`;
+  return { text, values: s.p.values };
 }
 
 export interface TermWeight {
@@ -236,9 +202,9 @@ export async function termWeights(tx: Queryable, table: Table, f: RecallScope, q
   const scope = scopeOfStats(f, p);
   const { rows } = await tx.query<TermWeight>(
     `WITH lex AS (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
-     st AS (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), 1)::float8 AS avgdl
+     st AS (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), ${NO_DOCS_AVGDL})::float8 AS avgdl
             FROM bm25_docs WHERE corpus = ${corpus} ${scope})
-     SELECT l.term, ln(1 + (st.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) AS w, coalesce(d.df, 0) AS df, st.avgdl, st.n FROM lex l CROSS JOIN st
+     SELECT l.term, ${idf('st.n', 'coalesce(d.df, 0)')} AS w, coalesce(d.df, 0) AS df, st.avgdl, st.n FROM lex l CROSS JOIN st
      LEFT JOIN (SELECT term, sum(df)::float8 AS df FROM bm25_terms WHERE corpus = ${corpus} AND term IN (SELECT term FROM lex) ${scope} GROUP BY term) d USING (term)
      ORDER BY l.term`,
     p.values,

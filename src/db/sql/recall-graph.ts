@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { TRIPLET_RANK } from '../../domain/scoring.js';
 import { Params, tsqueryOf } from './recall-filters.js';
 
 export interface TripletRow {
@@ -43,7 +44,7 @@ export async function searchTriplets(
     `WITH q AS (SELECT ${tsq} AS q)
      SELECT ed.id, s.name AS source, s.id AS source_id, ed.relation, t.name AS target, t.id AS target_id, ed.description,
             ed.valid_at, ed.invalid_at, ed.created_at,
-            coalesce(ts_rank(ed.fts, q.q, 1), 0) + CASE WHEN ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]) THEN 0.5 ELSE 0 END AS rank,
+            coalesce(ts_rank(ed.fts, q.q, ${TRIPLET_RANK.normalization}), 0) + CASE WHEN ed.source_entity_id = ANY(${ents}::uuid[]) OR ed.target_entity_id = ANY(${ents}::uuid[]) THEN ${TRIPLET_RANK.namedEntity} ELSE 0 END AS rank,
             ev.ids AS event_ids, ed.dataset, ev.session_id
      FROM edges ed CROSS JOIN q
      JOIN entities s ON s.id = ed.source_entity_id JOIN entities t ON t.id = ed.target_entity_id

@@ -1,3 +1,4 @@
+import { FINISHED_STATUSES, sqlStatuses } from '../../queue/flow.js';
 import type { Queryable } from '../pool.js';
 
 export interface ObjectCounts {
@@ -35,7 +36,7 @@ export async function countObjects(tx: Queryable): Promise<{ objects: ObjectCoun
       (SELECT count(*) FROM dead_letters)::int AS dead_letters,
       (SELECT count(*) FROM recall_log)::int AS recalls,
       (SELECT count(*) FROM feedback)::int AS feedback,
-      (SELECT count(*) FROM events WHERE status NOT IN ('done', 'skipped', 'failed'))::int AS pending_events`);
+      (SELECT count(*) FROM events WHERE status NOT IN (${sqlStatuses(FINISHED_STATUSES)}))::int AS pending_events`);
   const { pending_events, ...objects } = rows[0] as ObjectCounts & { pending_events: number };
   return { objects, pending_events };
 }

@@ -1,3 +1,4 @@
+import type { EventStatus } from '../../queue/flow.js';
 import type { Queryable } from '../pool.js';
 
 export interface ReceivedEvent {
@@ -70,7 +71,7 @@ export async function saveTriage(tx: Queryable, outcomes: TriageOutcome[]): Prom
 }
 
 /** Ids among `ids` whose stored status is `status` (next stages are computed from stored state). */
-export async function idsWithStatus(tx: Queryable, ids: string[], status: string): Promise<string[]> {
+export async function idsWithStatus(tx: Queryable, ids: string[], status: EventStatus): Promise<string[]> {
   if (ids.length === 0) return [];
   const { rows } = await tx.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::uuid[]) AND status = $2 ORDER BY seq', [ids, status]);
   return rows.map((r) => r.id);

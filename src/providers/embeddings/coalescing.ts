@@ -1,5 +1,6 @@
 import { currentGateScope, runInGateScope, type GateScope } from '../gate-scope.js';
 import type { EmbeddingProvider, EmbeddingResult, EmbedRole } from '../types.js';
+import { EmbeddingsAround } from './around.js';
 
 interface Waiter {
   texts: string[];
@@ -23,36 +24,19 @@ interface Group {
  * Texts are grouped per tenant of the caller's gate scope, so each tenant's budget pays for its
  * own texts, and a rate limit sends every job of the request back to its queue. Queries go straight through: they are latency-bound and single.
  */
-export class CoalescingEmbeddings implements EmbeddingProvider {
-  readonly #inner: EmbeddingProvider;
+export class CoalescingEmbeddings extends EmbeddingsAround {
   readonly #maxBatch: number;
   readonly #windowMs: number;
   readonly #groups = new Map<string, Group>();
 
   constructor(inner: EmbeddingProvider, opts: { maxBatch: number; windowMs: number }) {
-    this.#inner = inner;
+    super(inner);
     this.#maxBatch = Math.max(1, opts.maxBatch);
     this.#windowMs = opts.windowMs;
   }
 
-  get model(): string {
-    return this.#inner.model;
-  }
-  get dimensions(): number {
-    return this.#inner.dimensions;
-  }
-  get paid(): boolean {
-    return this.#inner.paid;
-  }
-  get cached(): boolean {
-    return this.#inner.cached;
-  }
-  get inner(): EmbeddingProvider {
-    return this.#inner;
-  }
-
   async embed(texts: string[], role: EmbedRole): Promise<EmbeddingResult> {
-    if (role === 'query' || texts.length === 0) return this.#inner.embed(texts, role);
+    if (role === 'query' || texts.length === 0) return this.inner.embed(texts, role);
     const scope = currentGateScope() ?? {};
     // Jobs and interactive callers stay apart: the gate makes a job wait in its queue (rate
     // limit) but an interactive caller in place.
@@ -80,7 +64,7 @@ export class CoalescingEmbeddings implements EmbeddingProvider {
     if (group.timer) clearTimeout(group.timer);
     const batch = group.waiters;
     runInGateScope(group.scope, () =>
-      this.#inner.embed(
+      this.inner.embed(
         batch.flatMap((w) => w.texts),
         'document',
       ),
@@ -96,12 +80,8 @@ export class CoalescingEmbeddings implements EmbeddingProvider {
     );
   }
 
-  ready(): Promise<void> {
-    return this.#inner.ready();
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     for (const key of [...this.#groups.keys()]) this.#flush(key);
-    await this.#inner.close();
+    await super.close();
   }
 }

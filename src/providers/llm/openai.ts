@@ -6,7 +6,7 @@
  */
 import OpenAI, { APIError } from 'openai';
 import { z } from 'zod';
-import { MemloomError } from '../../errors.js';
+import { type ErrorCode, MemloomError } from '../../errors.js';
 import { badProviderResponse, translateProviderError } from '../errors.js';
 import {
   buildExtractionMessages,
@@ -104,7 +104,7 @@ export class OpenAILlm implements LlmProvider {
     maxTokens: number,
     schema: { name: string; schema: Record<string, unknown> },
     parse: (raw: string, finishReason: string | null) => Parsed<T>,
-    invalid: { code: string; what: string },
+    invalid: { code: ErrorCode; what: string },
   ): Promise<{ result: T; usage: TokenUsage }> {
     const first = await this.complete(messages, maxTokens, schema);
     const firstParse = parse(first.content, first.finishReason);

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../../../src/config.js';
@@ -31,7 +32,10 @@ export interface BenchMemloom {
  * runs against.
  */
 export async function startBenchMemloom(base: Config, log: Logger, args: ParsedArgs): Promise<BenchMemloom> {
-  const home = await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
+  // --home DIR: a database on disk that outlives the run (see ingestLocomo); else a temporary one in memory.
+  const kept = flagString(args, 'home');
+  const home = kept ? path.resolve(kept) : await mkdtemp(path.join(os.tmpdir(), 'memloom-bench-'));
+  if (kept) await mkdir(home, { recursive: true });
   const config = loadConfig({
     ...Object.fromEntries(Object.entries(process.env)),
     MEMLOOM_HOME: home,
@@ -41,11 +45,11 @@ export async function startBenchMemloom(base: Config, log: Logger, args: ParsedA
     LOG_LEVEL: base.LOG_LEVEL === 'info' ? 'warn' : base.LOG_LEVEL,
     ...(flagString(args, 'embedder') ? { EMBEDDINGS_MODEL: flagString(args, 'embedder') } : {}),
   });
-  const running = await startRoles(config, log, { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: false }, { inMemory: true });
+  const running = await startRoles(config, log, { api: true, watcher: false, workers: QUEUE_NAMES, scheduler: false }, { inMemory: !kept });
   const url = `http://127.0.0.1:${(running.app!.server.address() as { port: number }).port}`;
   const stop = async () => {
     await running.stop();
-    await rm(home, { recursive: true, force: true });
+    if (!kept) await rm(home, { recursive: true, force: true });
   };
   return { running, config, url, stop };
 }
@@ -55,11 +59,19 @@ export async function startBenchMemloom(base: Config, log: Logger, args: ParsedA
  * write path (one event per turn) and the pipeline settled: what every LoCoMo benchmark starts from.
  */
 export async function ingestLocomo(base: Config, log: Logger, args: ParsedArgs, data: Locomo): Promise<LocomoRun> {
+  // A --home that already holds a database is ranked as it is: nothing is sent again.
+  const kept = flagString(args, 'home');
+  const reuse = kept !== undefined && existsSync(path.join(path.resolve(kept), 'pgdata'));
   const { running, url, stop } = await startBenchMemloom(base, log, args);
   try {
     const t0 = performance.now();
-    const events = data.events.map(({ sample_id: _, ...e }) => e);
-    for (let i = 0; i < events.length; i += 500) {
+    if (reuse) process.stderr.write(`reusing the database in ${kept}: nothing ingested\n`);
+    // --speakers prefix: sent as a user without metadata would, "Name: text" (src/domain/speaker.ts).
+    const prefixed = flagString(args, 'speakers') === 'prefix';
+    const events = data.events.map(({ sample_id: _, ...e }) =>
+      prefixed ? { ...e, content: `${e.metadata.speaker}: ${e.content}`, metadata: { dia_id: e.metadata.dia_id } } : e,
+    );
+    for (let i = 0; !reuse && i < events.length; i += 500) {
       const res = await fetch(`${url}/v1/events`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

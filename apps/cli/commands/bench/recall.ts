@@ -4,6 +4,7 @@ import type { Logger } from '../../../../src/logger.js';
 import { recallChunks } from '../../../../src/recall/chunks.js';
 import { recallContext } from '../../../../src/recall/context.js';
 import { DEFAULT_RECALL_MODE, RecallInput, type RecallResult } from '../../../../src/recall/schema.js';
+import { queryDates } from '../../../../src/domain/dates.js';
 import { flagString, type ParsedArgs } from '../../args.js';
 import { PlainBm25 } from './baseline.js';
 import { loadLocomo, type LocomoQuestion } from './locomo.js';
@@ -26,7 +27,7 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
   const file = flagString(args, 'locomo');
   if (!file)
     throw new Error(
-      'usage: memloom bench recall --locomo <file> [--samples conv-26,conv-30 | --conversations N] [--strategies auto,chunks,…] [--embedder hashing|use-lite] [--misses N]',
+      'usage: memloom bench recall --locomo <file> [--samples conv-26,conv-30 | --conversations N] [--strategies auto,chunks,…] [--embedder hashing|use-lite] [--speakers metadata|prefix] [--misses N]',
     );
   const samples = flagString(args, 'samples')
     ?.split(',')
@@ -125,16 +126,44 @@ function printTable(scores: Scores): void {
   const main = rows0.filter((r) => r.q.category !== 5).length;
   const mean = (xs: number[]) => (xs.length === 0 ? 0 : (100 * xs.reduce((a, b) => a + b, 0)) / xs.length);
   const head = (c: number) => `${c} ${CATEGORIES[c] ?? ''} (${rows0.filter((r) => r.q.category === c).length})`.padEnd(20);
+  const dated = (r: { q: LocomoQuestion }) => r.q.category !== 5 && namesFullDate(r.q.question);
   const out = [
-    `evidence recall @5 / @10 / @25; overall = categories 1-4 (${main} questions), 5 apart`,
-    ['strategy'.padEnd(12), 'overall'.padEnd(20), ...cats.map(head)].join(' '),
+    `evidence recall @5 / @10 / @25; overall = categories 1-4 (${main} questions), 5 apart; full date = questions of 1-4 that name a day of a year`,
+    ['strategy'.padEnd(12), 'overall'.padEnd(20), ...cats.map(head), `full date (${rows0.filter(dated).length})`].join(' '),
   ];
   for (const [strategy, rows] of scores) {
     const cell = (subset: typeof rows) =>
       KS.map((_, i) => mean(subset.map((r) => r.recall[i] as number)).toFixed(1))
         .join(' / ')
         .padEnd(20);
-    out.push([strategy.padEnd(12), cell(rows.filter((r) => r.q.category !== 5)), ...cats.map((c) => cell(rows.filter((r) => r.q.category === c)))].join(' '));
+    out.push(
+      [
+        strategy.padEnd(12),
+        cell(rows.filter((r) => r.q.category !== 5)),
+        ...cats.map((c) => cell(rows.filter((r) => r.q.category === c))),
+        cell(rows.filter(dated)),
+      ].join(' '),
+    );
+  }
+  // Per conversation: a mechanism tuned on some conversations is checked on the others.
+  const samples = [...new Set(rows0.map((r) => r.q.sampleId))];
+  if (samples.length > 1) {
+    out.push(
+      '',
+      `by conversation, overall (categories 1-4): ${samples.map((id) => `${id} (${rows0.filter((r) => r.q.sampleId === id && r.q.category !== 5).length})`).join(', ')}`,
+    );
+    for (const [strategy, rows] of scores) {
+      const per = samples.map((id) => {
+        const subset = rows.filter((r) => r.q.sampleId === id && r.q.category !== 5);
+        return KS.map((_, i) => mean(subset.map((r) => r.recall[i] as number)).toFixed(1)).join(' / ');
+      });
+      out.push(`${strategy.padEnd(12)} ${per.map((x) => x.padEnd(20)).join(' ')}`);
+    }
   }
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** The question names a day of a year ("on October 3, 2023", "3 October 2023"). */
+function namesFullDate(question: string): boolean {
+  return queryDates(question, new Date(0)).some((d) => d.grain === 'day' && d.yearKnown !== false);
 }

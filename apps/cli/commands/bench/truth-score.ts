@@ -10,6 +10,8 @@ export type MatchValue = 'strong' | 'weak' | 'none';
 export interface Answer {
   top?: string;
   match?: MatchValue;
+  /** With `--top K`: the first K results, one line each (content, current, score), shown under a failure. */
+  more?: string[];
 }
 
 /** One question asked in one mode. */
@@ -114,7 +116,8 @@ export function formatTable(runs: QuestionRun[], asOf: AsOfRun[]): string {
 /** Every failure, one line each, in run order: what was wrong, scenario, mode, query, top result, match. */
 export function failures(runs: QuestionRun[], asOf: AsOfRun[]): string[] {
   const line = (what: string, scenario: string, mode: string, query: string, a: Answer) =>
-    `[${what}] ${scenario} ${mode} "${query}" → ${a.top === undefined ? '(no result)' : JSON.stringify(clip(a.top))} match=${a.match ?? '(missing)'}`;
+    `[${what}] ${scenario} ${mode} "${query}" → ${a.top === undefined ? '(no result)' : JSON.stringify(clip(a.top))} match=${a.match ?? '(missing)'}` +
+    (a.more ?? []).map((m, i) => `\n    ${i + 1}. ${clip(m)}`).join('');
   const out: string[] = [];
   for (const r of runs) {
     const q = r.question;

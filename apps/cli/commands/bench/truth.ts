@@ -13,13 +13,22 @@ import { AS_OF_MODE, type AsOfRun, type Answer, failures, formatTable, type Ques
 import { neverSaidOverlaps, validateScenarios } from './truth-validate.js';
 import { startBenchMemloom } from './locomo-run.js';
 
-const USAGE = 'usage: memloom bench truth [--set tune|check|holdout] [--scenarios id,id] [--misses N] [--embedder hashing|use-lite]';
+const USAGE = 'usage: memloom bench truth [--set tune|check|holdout] [--scenarios id,id] [--misses N [--top K]] [--embedder hashing|use-lite]';
 const LIMIT = 10;
 
 // The boundary: only what the scoring reads. `match` may be absent on code before "current truth".
 const RecallAnswer = z.object({
   match: z.enum(['strong', 'weak', 'none']).optional(),
-  results: z.array(z.object({ content: z.string() }).loose()),
+  results: z.array(
+    z
+      .object({
+        content: z.string(),
+        kind: z.string().optional(),
+        current: z.boolean().optional(),
+        score: z.number().optional(),
+      })
+      .loose(),
+  ),
 });
 const Stats = z.object({ pending_events: z.number(), objects: z.record(z.string(), z.number()) }).loose();
 
@@ -52,6 +61,7 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
 
   // With --include-weak nothing is left out by the match floor: the difference is what the floor costs.
   const includeWeak = args.flags.get('include-weak') !== undefined;
+  const top = Number(flagString(args, 'top') ?? 0);
   const { running, config, url, stop } = await startBenchMemloom(base, log, args);
   try {
     const t0 = performance.now();
@@ -73,9 +83,9 @@ export async function benchTruth(base: Config, log: Logger, args: ParsedArgs): P
     for (const s of scenarios) {
       for (const question of s.questions) {
         const body = { query: question.query, user_id: userId(s, question.user), limit: LIMIT, ...(includeWeak ? { include_weak: true } : {}) };
-        for (const mode of TRUTH_MODES) runs.push({ scenario: s.id, set: s.set, mode, question, ...(await recall(url, { ...body, mode })) });
+        for (const mode of TRUTH_MODES) runs.push({ scenario: s.id, set: s.set, mode, question, ...(await recall(url, { ...body, mode }, top)) });
         for (const check of question.as_of ?? [])
-          asOf.push({ scenario: s.id, set: s.set, query: question.query, check, ...(await recall(url, { ...body, mode: AS_OF_MODE, as_of: check.at })) });
+          asOf.push({ scenario: s.id, set: s.set, query: question.query, check, ...(await recall(url, { ...body, mode: AS_OF_MODE, as_of: check.at }, top)) });
       }
     }
 
@@ -118,9 +128,12 @@ function toEvent(s: TruthScenario, e: TruthEvent, index: number) {
   };
 }
 
-async function recall(url: string, body: Record<string, unknown>): Promise<Answer> {
+async function recall(url: string, body: Record<string, unknown>, top: number): Promise<Answer> {
   const parsed = RecallAnswer.parse(await post(url, '/v1/recall', body, 200));
-  return { top: parsed.results[0]?.content, ...(parsed.match ? { match: parsed.match } : {}) };
+  const more = parsed.results
+    .slice(0, top)
+    .map((r) => `${r.score?.toFixed(3) ?? '?'} ${r.kind ?? 'chunk'}${r.current === false ? ' (not current)' : ''}: ${r.content}`);
+  return { top: parsed.results[0]?.content, ...(parsed.match ? { match: parsed.match } : {}), ...(top > 0 ? { more } : {}) };
 }
 
 async function post(url: string, route: string, body: unknown, expect: number): Promise<unknown> {

@@ -57,6 +57,14 @@ describe('HeuristicLlm', () => {
     });
   });
 
+  it('keeps a sentence that changes a value though it classifies as nothing else, from the user only', async () => {
+    const said = 'lease renewal came in and the landlord bumped rent to $2,050 starting march, so that budget needs redoing';
+    const { memories } = await extract([msg(0, said, 'Mo')]);
+    expect(memories).toEqual([expect.objectContaining({ kind: 'fact', content: expect.stringContaining('$2,050'), sources: [0] })]);
+    const fromAssistant = await extract([msg(0, said, undefined, { role: 'assistant' })]);
+    expect(fromAssistant.memories).toEqual([]);
+  });
+
   it('conjugates the verb after "I" and keeps "we"', async () => {
     const { memories } = await extract([msg(0, "I love hiking. I'm a nurse. I've lived in Oslo for years. We explored the fjords last summer.", 'Ingrid')]);
     const contents = memories.map((m) => m.content);
@@ -64,6 +72,9 @@ describe('HeuristicLlm', () => {
     expect(contents).toContain('Ingrid is a nurse.');
     expect(contents).toContain('Ingrid has lived in Oslo for years.');
     expect(contents).toContain('We explored the fjords last summer.');
+    // Also after an adverb between "I" and the verb, "no longer" among them.
+    const later = await extract([msg(0, 'I no longer use bash. I typically drink oat milk lattes.', 'Ingrid')]);
+    expect(later.memories.map((m) => m.content)).toEqual(expect.arrayContaining(['Ingrid no longer uses bash.', 'Ingrid typically drinks oat milk lattes.']));
   });
 
   it('names the role when no speaker is known', async () => {
@@ -138,6 +149,27 @@ describe('HeuristicLlm', () => {
   it('skips acknowledgements and empty tool output entirely', async () => {
     const result = await extract([msg(0, 'ok thanks!', 'Ann'), msg(1, '{}', undefined, { type: 'tool_result', role: 'tool' })]);
     expect(result).toEqual({ memories: [], entities: [], triplets: [] });
+  });
+
+  it("takes a feedback event's answer lines, not the recall's question that opens it", async () => {
+    const content = 'Q: staging database port\nThe staging database runs on port 5433 behind the VPN.';
+    const result = await extract([msg(0, content, undefined, { type: 'feedback' })]);
+    expect(result.memories.map((m) => m.content)).toEqual(['The staging database runs on port 5433 behind the VPN.']);
+    // The same words in a message are kept as they are (a "Q:" line there is the user's own).
+    const plain = await extract([msg(0, 'Q: staging database port is 5433')]);
+    expect(plain.memories.length).toBeGreaterThan(0);
+  });
+
+  it('reads a value given up and a verbless fragment naming the new one as one change', async () => {
+    const input = [msg(0, 'I no longer use bash. zsh with a small .zshrc, no oh-my-zsh'), msg(1, "We don't use Jenkins anymore. Thanks for the help!")];
+    const result = await extract(input);
+    expectInvariants(result, input);
+    const contents = result.memories.map((m) => m.content);
+    // One memory holds both values, so the change is readable where it is stored.
+    expect(contents.some((c) => /no longer uses bash/.test(c) && /zsh with a small \.zshrc/.test(c))).toBe(true);
+    expect(contents.some((c) => c === 'The user no longer uses bash.')).toBe(false);
+    // A fragment that names no value of the same category stays apart.
+    expect(contents.some((c) => /Jenkins/.test(c) && /Thanks/.test(c))).toBe(false);
   });
 
   it('keeps every reference valid on a realistic conversation', async () => {

@@ -15,6 +15,7 @@ import { EMPHASIS_RE } from './lexicon.js';
 import { findProcedures } from './procedure.js';
 import { EntityRegistry, entityKey } from './registry.js';
 import { fullNameOf, isFullName } from '../../../domain/entity-names.js';
+import { categoryWords, changesState, readSlot } from '../../../domain/slots.js';
 import { cleanSentence, dropTagQuestion, selfLabel, toThirdPerson, type SelfLabel } from './rewrite.js';
 import { hasCjk, splitSegments } from './sentences.js';
 import { resolveTime, type ResolvedTime } from './time.js';
@@ -98,7 +99,9 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
     };
     if (msg.speaker?.trim()) batch.registry.add(ctx.speakerName, 'person', msg.index, { description: 'conversation participant' });
 
-    const segments = splitSegments(msg.content).filter((s) => s.text.length <= MAX_SEGMENT_CHARS);
+    // A feedback event opens with the recall's question ("Q: …", src/memories/feedback.ts): not a statement.
+    const content = msg.type === 'feedback' ? msg.content.replace(/^Q:[^\n]*\n?/, '') : msg.content;
+    const segments = splitSegments(content).filter((s) => s.text.length <= MAX_SEGMENT_CHARS);
     const runs = findProcedures(segments);
     const used = new Set(runs.flatMap((r) => r.used));
     for (const run of runs) {
@@ -119,10 +122,34 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
     segments.forEach((seg, i) => {
       if (used.has(i) || seg.kind === 'code') return;
       const text = assistantChat ? assistantStatement(seg.text) : seg.text;
-      if (text !== null) processSentence(batch, ctx, text);
+      if (text === null) return;
+      const next = segments[i + 1];
+      const joined = !assistantChat && next && next.kind !== 'code' && !used.has(i + 1) ? withNewValue(text, next.text) : null;
+      if (joined !== null) used.add(i + 1);
+      processSentence(batch, ctx, joined ?? text);
     });
   }
   return ExtractionResult.parse(settle(batch));
+}
+
+/**
+ * "I no longer use bash. zsh with a small .zshrc": a value given up, then a verbless fragment
+ * naming a value of the same category, is one change said in two pieces. Read alone, the first
+ * says only what stopped and the second is no statement at all; joined ("I no longer use bash,
+ * zsh with a small .zshrc"), the slot reader sees the old value and the new one. Returns the
+ * joined sentence, or null when the pieces are not such a pair.
+ */
+export function withNewValue(sentence: string, fragment: string): string | null {
+  // Cheapest first (this runs for every pair of sentences): the fragment names a known value at all.
+  const next = fragment.trim();
+  if (next === '' || hasCjk(next) || categoryWords(next) === '' || isQuestion(next)) return null;
+  const given = readSlot(sentence);
+  if (given === null || !given.negated || given.replaces.length === 0 || given.value.length > 0) return null;
+  const category = categoryWords(given.replaces.join(' '));
+  if (category === '' || analyse(next).hasVerb) return null;
+  const offered = readSlot(next);
+  if (offered === null || offered.value.length === 0 || categoryWords(offered.value.join(' ')) !== category) return null;
+  return `${sentence.trim().replace(/[.!;]+$/, '')}, ${next}`;
 }
 
 function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth = 0): void {
@@ -134,7 +161,7 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth =
   const parsed = cjk ? analyseChinese(clean) : analyse(clean);
   // Only chat drops its subject ("Lost my job yesterday"); a document's "Embed — batched calls" is a heading.
   const a = ctx.msg.type === 'message' || parsed.droppedSubject === null ? parsed : withoutDroppedSubject(parsed);
-  const verdict = classify(a);
+  const verdict = classify(a) ?? changedValue(clean, ctx);
   if (!verdict) {
     // "They moved it again, standup is at 10:15 from this week": a vague first clause hides a
     // statement in the next one; each clause of three words or more is tried alone, once.
@@ -200,6 +227,22 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth =
     entityKeys: new Set(subjectKey ? [subjectKey, ...keys] : keys),
   });
 }
+
+/**
+ * A sentence the classifier passes over but that changes a value ("the landlord bumped rent to
+ * $2,050 starting March", "RabbitMQ got swapped out too, it's SQS now") is still a fact worth
+ * keeping: the newer value of a slot must exist as a memory to supersede the older one. A user's
+ * sentence only; an assistant's restatement adds nothing of its own.
+ */
+function changedValue(sentence: string, ctx: MessageContext): { kind: MemoryKind; importance: number; confidence: number } | null {
+  if (ctx.msg.role?.trim().toLowerCase() === 'assistant' || hasCjk(sentence)) return null;
+  const slot = readSlot(sentence);
+  if (slot === null || slot.value.length === 0 || !changesState(slot)) return null;
+  return { kind: 'fact', importance: CHANGED_VALUE_IMPORTANCE, confidence: CHANGED_VALUE_CONFIDENCE };
+}
+/** A changed value read by the slot reader alone: a fact of middling importance, less sure than a classified one. */
+const CHANGED_VALUE_IMPORTANCE = 6;
+const CHANGED_VALUE_CONFIDENCE = 0.7;
 
 function withoutDroppedSubject(a: Analysis): Analysis {
   const past = a.droppedSubject === 'past' || a.droppedSubject === 'perfect';

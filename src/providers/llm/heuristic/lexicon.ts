@@ -74,7 +74,7 @@ export const IMPERATIVE_VERBS: ReadonlySet<string> = new Set(
 export const SUBJECT_ADVERBS =
   'really|also|just|still|always|never|usually|often|sometimes|actually|totally|absolutely|definitely|truly|even|' +
   'kinda|only|mostly|generally|personally|now|too|finally|recently|already|currently|rarely|seriously|mainly|' +
-  'honestly|literally|basically|simply|certainly|probably';
+  'honestly|literally|basically|simply|certainly|probably|no longer|typically|normally|regularly|primarily|occasionally|hardly|barely';
 
 /** Known technology names (lower-case) so a lower-cased mention still gets the right type. */
 export const TECHNOLOGIES: ReadonlySet<string> = new Set(

@@ -72,7 +72,8 @@ export function cleanSentence(text: string, names: readonly string[]): string {
   s = s
     .replace(/!+$/, '.')
     .replace(/\.{2,}$/, '.')
-    .replace(/\s+([.!?,])/g, '$1')
+    // A space before punctuation goes; not before a word that starts with a dot (".zshrc", ".env").
+    .replace(/\s+([.!?,])(?![\p{L}\p{N}])/gu, '$1')
     .trim();
   return s ? (s[0] as string).toUpperCase() + s.slice(1) : s;
 }
@@ -163,10 +164,11 @@ export function toThirdPerson(text: string, a: Analysis, self: SelfLabel): strin
     .replace(/\bI was\b/gi, `${S} was`)
     .replace(new RegExp(`\\bI((?:\\s+(?:${SUBJECT_ADVERBS}))*)\\s+([a-z]+(?:n't)?)\\b`, 'gi'), (_m, adv: string, verb: string) => `${S}${adv} ${conj(verb)}`)
     .replace(/\bI\b|(?<=\s)i(?=\s)/g, S)
-    .replace(/\bmy\b/gi, POSSESSIVE)
-    .replace(/\bmine\b/gi, OWNED)
+    // Not within a hyphenated name ("oh-my-zsh").
+    .replace(/(?<!-)\bmy\b(?!-)/gi, POSSESSIVE)
+    .replace(/(?<!-)\bmine\b(?!-)/gi, OWNED)
     .replace(/\bmyself\b/gi, 'themself')
-    .replace(/\bme\b(?![-'])/gi, OBJECT);
+    .replace(/(?<!-)\bme\b(?![-'])/gi, OBJECT);
   s = s.replace(/我的/g, `${S}的`).replace(/我(?!们)/g, S);
   // A role label ("the user", not a name) named once reads as a pronoun after that, as a person
   // would write it: "The user uses Neovim as their editor, please give them vim keybindings".
