@@ -51,7 +51,7 @@ export const SAME_TEXT = 'same text';
 /**
  * Offline reconcile rules. The thresholds depend on the embedder (lexical hashing vectors score
  * paraphrases lower than a semantic model), so they come from the embedder's profile.
- * - same normalised text, or similarity ≥ same with the same kind → CONFIRM (add provenance)
+ * - same normalised text, or similarity ≥ same with the same kind and the same numbers → CONFIRM (add provenance)
  * - same kind and subject, similarity ≥ related, exactly one side negated → CHALLENGE (keep both)
  * - same replaceable kind (preference/profile/plan/decision) and subject, similarity ≥ related → UPDATE
  * - otherwise → ADD
@@ -66,13 +66,20 @@ export function decide(unit: NewUnit, candidates: Candidate[], t: ReconcileThres
   }
   const best = sorted.find((c) => c.kind === unit.kind);
   if (!best) return { action: 'ADD', reason: 'no candidate of this kind' };
-  if (best.similarity >= t.same) return { action: 'CONFIRM', targetId: best.id, reason: 'near-identical' };
+  // "service 52" and "service 365", "$1,800" and "$2,100": near vectors, different statements.
+  if (best.similarity >= t.same && sameNumbers(unit.content, best.content)) return { action: 'CONFIRM', targetId: best.id, reason: 'near-identical' };
   const sameSubject = unit.subjectId !== null && best.subjectId === unit.subjectId;
   if (sameSubject && best.similarity >= t.related) {
     if (NEGATION.test(unit.content) !== NEGATION.test(best.content)) return { action: 'CHALLENGE', targetId: best.id, reason: 'negation differs' };
     if (REPLACEABLE.has(unit.kind)) return { action: 'UPDATE', targetId: best.id, reason: 'newer statement of the same kind and subject' };
   }
   return { action: 'ADD', reason: 'new information' };
+}
+
+/** Both texts hold the same numbers (as digit runs, in any order). */
+function sameNumbers(a: string, b: string): boolean {
+  const numbers = (text: string) => [...new Set(text.match(/\d+/g) ?? [])].sort().join(' ');
+  return numbers(a) === numbers(b);
 }
 
 /**

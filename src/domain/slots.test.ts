@@ -57,6 +57,11 @@ const PAIRS: Array<[string, string, SlotRelation]> = [
   ['Our standup is at 9:30.', 'Retro is at 4pm on Fridays.', 'unrelated'],
   ['Retro is every other Friday at 3pm.', 'Standup is at 9am.', 'unrelated'],
   ['Sam works at Acme.', 'Priya works at Globex.', 'unrelated'],
+  // A numbered heading is no value, and a number after a subject word says which one.
+  ['Note 41: we decided to keep service 41 on Redis and BullMQ', 'Note 42: we decided to keep service 42 on Redis and BullMQ', 'unrelated'],
+  ['Note 41: we decided to keep service 41 on Redis', 'Note 42: we moved service 41 from Redis to Postgres', 'replaces'],
+  ['第41条：我们决定把服务41的数据库迁移到PostgreSQL', '第42条：我们决定把服务42的数据库迁移到PostgreSQL', 'unrelated'],
+  ['Table 4 is booked for Friday.', 'Table 5 is booked for Saturday.', 'unrelated'],
   ['I like sushi.', 'I like pizza.', 'unrelated'],
   ['My dog is called Biscuit.', 'We got a cat named Miso.', 'unrelated'],
   ['My partner is called Alex.', 'My sister Jo lives in Leeds.', 'unrelated'],

@@ -83,6 +83,17 @@ describe('planMemories (reconcile decisions for one extraction pass)', () => {
     ]);
   });
 
+  it('adds a near-identical statement with other numbers: another service, another amount', () => {
+    const plan = planMemories(
+      [unit('decision', 'We decided to keep service 365 on Redis')],
+      [at(0)],
+      [null],
+      [[neighbour('m3', 'decision', 'We decided to keep service 52 on Redis', 0.97, null)]],
+      T,
+    );
+    expect(plan.map((p) => [p.decision.action, p.target])).toEqual([['ADD', undefined]]);
+  });
+
   it("takes a model's decision over the rules: an UPDATE the rules would have called an ADD", () => {
     const plan = planMemories(
       [unit('preference', 'Alice drinks coffee every morning now'), unit('fact', 'The office is in Lyon')],

@@ -94,9 +94,9 @@ export async function versionsHeldAt(tx: Queryable, items: Array<{ successorId: 
 export async function placeLateVersions(tx: Queryable, rows: Array<{ id: string; successorId: string }>): Promise<void> {
   for (const { id, successorId } of rows) {
     await tx.query(
-      `WITH RECURSIVE chain(id, valid_from) AS (
-         SELECT id, valid_from FROM memories WHERE id = $2
-         UNION SELECT m.id, m.valid_from FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE m.id <> $1),
+      `WITH RECURSIVE chain(id, valid_from, d) AS (
+         SELECT id, valid_from, 0 FROM memories WHERE id = $2
+         UNION ALL SELECT m.id, m.valid_from, c.d + 1 FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE m.id <> $1 AND c.d < ${CHAIN_LIMIT}),
        n AS (SELECT id, valid_from FROM memories WHERE id = $1 AND status = 'active'),
        succ AS (SELECT c.id, c.valid_from FROM chain c, n WHERE c.valid_from > n.valid_from ORDER BY c.valid_from, c.id LIMIT 1),
        moved_new AS (
