@@ -6,7 +6,8 @@
  * local, database}, value {postgres} (a database); "we moved the desktop client from Postgres to
  * SQLite" as about {desktop, app}, value {sqlite}, replaces {postgres}, a change. relate()
  * (slot-relate.ts) then says the second replaces the first; the values are read as spans
- * (slot-spans.ts), the change phrases and implied attributes by slot-grammar.ts. Pure and deterministic; the extractor, PATCH corrections and
+ * (slot-spans.ts), the change phrases and implied attributes by slot-grammar.ts, numbers that name
+ * rather than give a value by slot-numbers.ts. Pure and deterministic; the extractor, PATCH corrections and
  * the startup backfill all read slots the same way.
  *
  * Where it stops: it reads English clauses of the usual shapes (copulas, "X uses Y", change verbs,
@@ -20,6 +21,7 @@ import { SLOT_KINDS } from './vocabulary.js';
 import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, CHANGE_WORDS, GENERIC_WORDS, VALUE_CATEGORIES, VALUE_SYNONYMS } from './slot-lexicon.js';
 import { AMBIGUOUS_VALUES, EVERYDAY_DRINKS, lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
 import { attributes, CHANGE_VERB_PAST, PATTERNS, ROLE } from './slot-grammar.js';
+import { COUNTERS, glued, identifiers, NUMBERED_HEADING } from './slot-numbers.js';
 import { isStopword } from './stopwords.js';
 import { ftsQuery, ftsStem } from './text.js';
 
@@ -49,18 +51,6 @@ export interface Slot {
 export type SlotRelation = 'same' | 'replaces' | 'unrelated';
 
 const PRONOUNS = new Set(['it', 'its', 'them', 'this', 'that', 'these', 'those', 'everything', 'something', 'one', 'him', 'her']);
-/** Words a number counts or places rather than versions ("session 3", "page 12", "room 4"). */
-const COUNTERS = new Set(
-  'session turn step page chapter line item room floor week day month year grade part phase round episode season number no section table figure option point lane gate seat row'.split(
-    ' ',
-  ),
-);
-/** Counters of time or sequence: "in session 3 we chose Postgres" is about the database, not about session 3. */
-const SEQUENCE_COUNTERS = new Set('session turn step week day month year grade part phase round episode season'.split(' '));
-/** A script written without spaces: a number glued to its letters is part of a name ("服务42", service 42). */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-/** What may follow a number in such a script and make it a count or a date ("42个", "3月", "5号"). */
-const MEASURE = /^[个個条條次年月日号號天岁歲元块塊人名位件只台本页頁章节節分秒点點周週倍%]/u;
 
 export const SHAPE_KINDS: ReadonlySet<string> = new Set(['time', 'date', 'money', 'duration', 'version', 'percent', 'number', 'quantity', 'id']);
 const SELF = new Set([
@@ -105,13 +95,6 @@ const sorted = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
 /** The first verb-like word: a copula, a modal, or a common verb form. */
 const VERB_RE =
   /\b(?:is|are|was|were|am|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))'s|'re|’re|be|been|has|have|had|will|would|can|could|should|must|use[sd]?|using|run|runs|ran|running|work(?:s|ed|ing)?|live[sd]?|living|prefer(?:s|red)?|like[sd]?|love[sd]?|hate[sd]?|enjoy(?:s|ed)?|want(?:s|ed)?|need(?:s|ed)?|deploy(?:s|ed)?|host(?:s|ed)?|join(?:s|ed)?|start(?:s|ed)|drink(?:s)?|drank|eat(?:s)?|ate|drive(?:s)?|drove|own(?:s|ed)?|speak(?:s)?|meet(?:s)?|met|take(?:s)?|took|go(?:es)?|went|get(?:s)?|got|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|chang(?:e|ed|es)|replac(?:e|ed|es)|upgrad(?:e|ed|es)|decided|chose|picked|opted|settled|slipped|pushed|cut|raised|dropped|promoted|reports?|manages?|leads?|happens?|falls?|sits?)\b/i;
-
-/**
- * A numbered heading before a statement ("Note 41:", "Step 3 -", "#12:", "Q3:", "第42条："): it
- * numbers the statement, it is no value of it; read as one, every numbered note of a user would be
- * a version of "note" and supersede the one before.
- */
-const NUMBERED_HEADING = /^(?:[\p{L}]*\s?#?\d+[a-z]?\s*(?:[:)](?=\s)|：|\s[—–-]\s)|第[\d一二三四五六七八九十百千]+\p{Script=Han}?\s*[:：、.])\s*/u;
 
 /**
  * Reads the slot of one statement (a memory's content). Returns null for text that is not a
@@ -201,7 +184,7 @@ function readClause(text: string): Slot {
   }
   // "moved from X to Y" without a change verb is a range ("works from 9 to 5"), unless both ends are values.
   // "服务42的数据库": a number glued to the letters before it names which one; it is no value.
-  const shapes = shapeSpans(text).filter((x) => !(UNSPACED.test(text[x.start - 1] ?? '') && !MEASURE.test(text.slice(x.end))));
+  const shapes = shapeSpans(text).filter((x) => !glued(text, x));
   const known = lexiconSpans(text, shapes);
   const names = nameSpans(text, [...shapes, ...known]);
   const spans = [...shapes, ...known, ...names.filter((s) => s.kind === 'name')].sort((a, b) => a.start - b.start);
@@ -344,7 +327,7 @@ function readClause(text: string): Slot {
     if (CHANGE_WORDS.has(w) || GENERIC_WORDS.has(w) || valueSet.has(w) || replaces.has(w) || /^\d/.test(w)) continue;
     about.add(fold(ftsStem(w)));
   }
-  identifiers(text, value, about);
+  identifiers(text, value, about, (w) => fold(ftsStem(w)));
   const valueStarts = new Set(value.map((s) => s.start));
   const subjectNames = names.filter(
     (s) => s.start < predicateStart && !valueStarts.has(s.start) && (!oldRange || s.end <= oldRange[0] || s.start >= oldRange[1]),
@@ -371,23 +354,6 @@ function readClause(text: string): Slot {
     mentions: sorted(spans.filter((s) => s.kind !== 'number').flatMap((s) => s.norm)),
     single,
   };
-}
-
-/**
- * "Keep service 41 on Redis", "table 4 is booked": a number right after a word of the subject that
- * is not the value says which one, so the term becomes "servic#41" and service 42's statements
- * neither confirm nor replace it. Counters of time or sequence ("in session 3") stay out of it.
- */
-function identifiers(text: string, value: readonly Span[], about: Set<string>): void {
-  for (const m of text.matchAll(/([\p{L}][\p{L}-]*)\s?#?(\d+)(?![\d.:,/\p{L}])/gu)) {
-    const at = (m.index ?? 0) + (m[0].length - (m[2] as string).length);
-    if (value.some((v) => at >= v.start && at < v.end)) continue;
-    const word = (m[1] as string).toLowerCase();
-    const term = fold(ftsStem(word));
-    if (SEQUENCE_COUNTERS.has(word) || !about.has(term)) continue;
-    about.delete(term);
-    about.add(`${term}#${m[2]}`);
-  }
 }
 
 /**
