@@ -284,3 +284,23 @@ describe('memories written before slots', () => {
     for (const r of after) expect(r.slot_keys).toContain('a:standup');
   });
 });
+
+describe('numbered notes of one user', () => {
+  it('stay distinct memories: a heading number or a service number is no new value of one slot', async () => {
+    // Out of order on purpose: a late arrival would be placed in a chain if these shared a slot.
+    const ks = Array.from({ length: 45 }, (_, i) => (i * 17) % 45);
+    await send(
+      ks.map((k) => ({
+        user_id: 'nora',
+        session_id: `n${k % 4}`,
+        occurred_at: day(10 + (k % 9), 8 + Math.floor(k / 9)),
+        role: 'user',
+        content: k % 3 === 0 ? `第${k}条：我们决定把服务${k}的数据库迁移到PostgreSQL` : `Note ${k}: we decided to keep service ${k} on Redis and BullMQ`,
+      })),
+    );
+    const mems = await memoriesOf('nora');
+    expect(mems.filter((x) => x.status !== 'active')).toEqual([]);
+    expect(mems).toHaveLength(45);
+    expect(new Set(mems.map((x) => x.content.match(/\d+/)?.[0])).size).toBe(45);
+  });
+});
