@@ -73,7 +73,7 @@ export const PATTERNS: Pattern[] = [
   },
   {
     re: new RegExp(
-      String.raw`\b(?:no\s+longer|stopped|quits?|quitting|traded\s+in|sold|gave\s+up(?:\s+on)?|got\s+rid\s+of|dropped|ditched|dumped|binned|scrapped|moved\s+(?:away\s+from|off(?:\s+of)?)|retired|abandoned|sunset|killed|decommissioned|deprecated|removed|cancell?ed|left)\s+(?:using\s+|use\s+|drinking\s+|eating\s+|on\s+|with\s+|at\s+|in\s+)?${PHRASE}${END}`,
+      String.raw`\b(?:no\s+longer|stopped|quits?|quitting|traded\s+in|sold|gave\s+up(?:\s+on)?|got\s+rid\s+of|dropped|ditched|dumped|binned|scrapped|moved\s+(?:away\s+from|off(?:\s+of)?)|retired|abandoned|sunset|killed|decommissioned|deprecated|removed|cancell?ed|left(?!\s+[\w'’]+\s+(?:her|his|their|a|an|the|my|our|your|some|me|him|them)\b))\s+(?:using\s+|use\s+|drinking\s+|eating\s+|on\s+|with\s+|at\s+|in\s+)?${PHRASE}${END}`,
       'i',
     ),
     neu: 0,

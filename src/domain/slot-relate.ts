@@ -57,6 +57,14 @@ function namesClash(a: Slot, b: Slot): boolean {
   return overlap(stems(a.names), b.about) === 0 && overlap(stems(b.names), a.about) === 0;
 }
 
+/** The slot is about a named person and nothing else (its about-terms are the stems of its names). */
+function onlyPerson(slot: Slot): boolean {
+  const about = slot.about.filter((t) => t !== 'pref');
+  if (slot.names.length === 0 || about.length === 0) return false;
+  const names = new Set(slot.names.flatMap((n) => n.split(/\s+/)).map((w) => fold(ftsStem(w))));
+  return about.every((t) => names.has(t));
+}
+
 /** The newer states no value the older did not: a restatement ("Postgres" after "Postgres and Redis"). */
 function sameValues(older: readonly string[], newer: readonly string[]): boolean {
   if (older.length === 0 || newer.length === 0) return false;
@@ -88,6 +96,11 @@ export function relate(older: Slot, newer: Slot): SlotRelation {
     }
   }
   if (namesClash(older, newer)) return 'unrelated';
+  // One side is about a person and nothing else ("John is determined to make an impact"): sharing
+  // that person is no shared attribute when neither value is of a known category or shape (a time,
+  // an amount: "Standup is at 10" reads "Standup" as a name too).
+  const vague = (k: string | null) => k === null || k === 'thing' || k === 'name';
+  if ((onlyPerson(older) || onlyPerson(newer)) && vague(older.kind) && vague(newer.kind)) return 'unrelated';
   if (newer.planned) return sameValues(older.value, newer.value) && agreement >= ABOUT_AGREEMENT ? 'same' : 'unrelated';
   // A new value said with change language beside the old one ("…on Buttondown now, Mailchimp's pricing got silly").
   if (

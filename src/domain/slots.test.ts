@@ -57,6 +57,11 @@ const PAIRS: Array<[string, string, SlotRelation]> = [
   ['Our standup is at 9:30.', 'Retro is at 4pm on Fridays.', 'unrelated'],
   ['Retro is every other Friday at 3pm.', 'Standup is at 9am.', 'unrelated'],
   ['Sam works at Acme.', 'Priya works at Globex.', 'unrelated'],
+  // Who a statement is about is no value of it: a possessor, a name before "is a …", a person's passing state.
+  ['John is a big video game fan too.', 'Video games give James tons of joy and excitement, so they keep James motivated.', 'unrelated'],
+  ['James is so excited to jump into it again.', 'James is pumped to see where this journey leads.', 'unrelated'],
+  ['Max is great, he always cheers James up.', 'Pets are the best, they make life so much better.', 'unrelated'],
+  ["It's been great, filled with tutorials to help improve James's game dev skills.", 'Resources like that are great for improving our skills.', 'unrelated'],
   // A numbered heading is no value, and a number after a subject word says which one.
   ['Note 41: we decided to keep service 41 on Redis and BullMQ', 'Note 42: we decided to keep service 42 on Redis and BullMQ', 'unrelated'],
   ['Note 41: we decided to keep service 41 on Redis', 'Note 42: we moved service 41 from Redis to Postgres', 'replaces'],

@@ -73,7 +73,11 @@ const SELF = new Set([
   'everyone',
   'all',
 ]);
-const COPULA_RE = /\b(?:is|are|was|were|'s|’s|am|be|been|becomes?|became)\b|:/i;
+/** A copula; "'s" only after a pronoun ("it's", "that's"): "James's head" is a possessive. */
+const COPULA_RE = /\b(?:is|are|was|were|am|be|been|becomes?|became)\b|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))['’]s\b|:/i;
+/** A copula and a definite description or a clause ("is the manager", "is what we use", "is in charge"), not a quality ("is the best"). */
+const DEFINITE_PREDICATE_RE =
+  /^(?:is|are|was|were|'s|’s|am|be|been|becomes?|became|:)\s*(?:now\s+|still\s+|actually\s+|officially\s+)?(?:(?:the|my|our|your|his|her|their)\s+(?!(?:best|worst|greatest|most|least|same)\b)|what\b|who\b|where\b|which\b|whose\b|in charge\b|responsible\b|on[\s-]call\b|on duty\b)/i;
 const FAVOURITE_RE = /\b(?:fav(?:e|ou?rite)?|main|primary|default|preferred|go-to|current|usual|only)\b/i;
 const PLANNED_RE = /\b(?:will|'ll|’ll|shall|going to|gonna|plan(?:s|ning)? to|intend(?:s)? to|about to|considering|thinking (?:of|about))\b/i;
 const CHANGE_RE =
@@ -187,7 +191,10 @@ function readClause(text: string): Slot {
   const shapes = shapeSpans(text).filter((x) => !glued(text, x));
   const known = lexiconSpans(text, shapes);
   const names = nameSpans(text, [...shapes, ...known]);
-  const spans = [...shapes, ...known, ...names.filter((s) => s.kind === 'name')].sort((a, b) => a.start - b.start);
+  // "to help improve James's game dev skills", "instead of John's usual shooters": a possessor says
+  // whose it is; it is never the value nor the value replaced.
+  const possessive = (s: Span) => /^['’]s?\b/.test(text.slice(s.end));
+  const spans = [...shapes, ...known, ...names.filter((s) => s.kind === 'name' && !possessive(s))].sort((a, b) => a.start - b.start);
   const inside = (r: [number, number] | undefined) => (r ? spans.filter((s) => s.start >= r[0] && s.end <= r[1]) : []);
 
   const change = CHANGE_RE.test(text);
@@ -243,7 +250,10 @@ function readClause(text: string): Slot {
     if (classified) valueWords = words(classified[1] as string).filter((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w));
     // "Postgres is what the desktop app uses": the value before a copula.
     // "Rachel is the manager now", "Postgres is what the desktop app uses": the value before a copula.
-    if (value.length === 0 && valueWords.length === 0 && COPULA_RE.test(text) && !negated) {
+    // Only a definite predicate makes the word before the copula its value: "Rachel is the manager
+    // now", "Postgres is what the app uses"; in "John is a big video game fan" or "Max is great"
+    // the name is who the statement is about.
+    if (value.length === 0 && valueWords.length === 0 && COPULA_RE.test(text) && !negated && DEFINITE_PREDICATE_RE.test(text.slice(predicateStart))) {
       const initials = names.filter((s) => s.kind === 'initial' && s.start < predicateStart).map((s) => ({ ...s, kind: 'name' }));
       value = pick([...candidates, ...initials].filter((s) => s.start < predicateStart));
     }
