@@ -27,7 +27,15 @@ export interface Pattern {
 export const PATTERNS: Pattern[] = [
   // "moved the desktop app from Postgres to SQLite", "standup went from 9:30 to 10"
   // "moved the job queue off Redis Streams onto RabbitMQ"
-  { re: new RegExp(String.raw`\b(?:from|off(?:\s+of)?|away\s+from)\s+${PHRASE}\s+(?:to|into|onto|over\s+to)\s+${PHRASE}${END}`, 'i'), old: 1, neu: 2 },
+  // ("paid off and it was great to conquer…" is no move: the old value is a phrase, not a clause.)
+  {
+    re: new RegExp(
+      String.raw`\b(?:from|off(?:\s+of)?|away\s+from)\s+(?!(?:and|but|so|then|it|that|this|i|we|he|she|they)\b)${PHRASE}\s+(?:to|into|onto|over\s+to)\s+${PHRASE}${END}`,
+      'i',
+    ),
+    old: 1,
+    neu: 2,
+  },
   // "replaced Postgres with SQLite", "swapped out Jenkins for GitHub Actions", "ditched Vim for Neovim"
   {
     re: new RegExp(

@@ -211,3 +211,15 @@ export const GENERIC_WORDS = new Set(
     .split(/\s+/)
     .filter(Boolean),
 );
+
+/**
+ * Words that judge or feel rather than name a value: "Max is great", "John is so excited", "it
+ * was fun". After a copula they give no value ("my favourite food is sushi" does).
+ */
+export const EVALUATIVE_WORDS = new Set(
+  `great good nice cool awesome amazing fun exciting interesting important key hard tough easy fantastic wonderful terrible awful bad
+  beautiful lovely super sure glad happy sad proud thrilled excited pumped determined rewarding refreshing impressive best worst
+  incredible stoked grateful thankful lucky inspiring inspired motivated passionate`
+    .split(/\s+/)
+    .filter(Boolean),
+);

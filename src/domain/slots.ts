@@ -18,7 +18,16 @@
  */
 import type { MemoryKind } from './vocabulary.js';
 import { SLOT_KINDS } from './vocabulary.js';
-import { ABOUT_SYNONYMS, ATTRIBUTE_WORDS, CATEGORY_WORDS, CHANGE_WORDS, GENERIC_WORDS, VALUE_CATEGORIES, VALUE_SYNONYMS } from './slot-lexicon.js';
+import {
+  ABOUT_SYNONYMS,
+  ATTRIBUTE_WORDS,
+  CATEGORY_WORDS,
+  CHANGE_WORDS,
+  EVALUATIVE_WORDS,
+  GENERIC_WORDS,
+  VALUE_CATEGORIES,
+  VALUE_SYNONYMS,
+} from './slot-lexicon.js';
 import { AMBIGUOUS_VALUES, EVERYDAY_DRINKS, lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
 import { attributes, CHANGE_VERB_PAST, PATTERNS, ROLE } from './slot-grammar.js';
 import { COUNTERS, glued, identifiers, NUMBERED_HEADING } from './slot-numbers.js';
@@ -264,7 +273,7 @@ function readClause(text: string): Slot {
           text.slice(predicateStart),
         );
       if (m && !m[1] && !/^\w+ing\b/i.test(m[2] as string) && COPULA_RE.test(text.slice(0, predicateStart + 4)))
-        valueWords = words(m[2] as string).filter((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w));
+        valueWords = words(m[2] as string).filter((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w) && !EVALUATIVE_WORDS.has(w));
     }
     if (value.length === 0 && valueWords.length === 0 && !negated) {
       // "likes dark mode": the object of a preference verb is the value.
@@ -272,7 +281,7 @@ function readClause(text: string): Slot {
         /\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|fan of|into|drink|drinks|eat|eats|use|uses)\s+([^,.;!?]{1,40}?)(?=$|[,.;!?]|\s(?:over|for|because|and|but|in|on|at|when|with|now|anymore)\b)/i.exec(
           text,
         );
-      if (m) valueWords = words(m[1] as string).filter((w) => !CHANGE_WORDS.has(w));
+      if (m) valueWords = words(m[1] as string).filter((w) => !CHANGE_WORDS.has(w) && !EVALUATIVE_WORDS.has(w));
     }
   }
   if (negated && (value.length > 0 || valueWords.length > 0)) negated = false;
