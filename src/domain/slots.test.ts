@@ -62,6 +62,7 @@ const PAIRS: Array<[string, string, SlotRelation]> = [
   ['James is so excited to jump into it again.', 'James is pumped to see where this journey leads.', 'unrelated'],
   ['Max is great, he always cheers James up.', 'Pets are the best, they make life so much better.', 'unrelated'],
   ["It's been great, filled with tutorials to help improve James's game dev skills.", 'Resources like that are great for improving our skills.', 'unrelated'],
+  ['Dana is the manager.', "Rachel's the manager now.", 'replaces'],
   ['Learning new programming stuff is great.', "All John's hard work and practice paid off and it was great to conquer the challenges.", 'unrelated'],
   ['James loves bowling.', 'She left James her phone number, James thinks James will call tomorrow.', 'unrelated'],
   // A numbered heading is no value, and a number after a subject word says which one.

@@ -84,6 +84,9 @@ const SELF = new Set([
 ]);
 /** A copula; "'s" only after a pronoun ("it's", "that's"): "James's head" is a possessive. */
 const COPULA_RE = /\b(?:is|are|was|were|am|be|been|becomes?|became)\b|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))['’]s\b|:/i;
+/** "'s" after a name that owns what follows ("James's skills"), not "is" ("Rachel's the manager", "Sam's in charge now"). */
+const POSSESSIVE_RE =
+  /^['’]s?\s+(?!(?:the|a|an|now|still|not|also|in|on|at|my|our|your|his|her|their|been|going|gonna|got|done|back|here|there|gone|out|off|just|always|never|really|so|very|too|what|who|where)\b)/i;
 /** A copula and a definite description or a clause ("is the manager", "is what we use", "is in charge"), not a quality ("is the best"). */
 const DEFINITE_PREDICATE_RE =
   /^(?:is|are|was|were|'s|’s|am|be|been|becomes?|became|:)\s*(?:now\s+|still\s+|actually\s+|officially\s+)?(?:(?:the|my|our|your|his|her|their)\s+(?!(?:best|worst|greatest|most|least|same)\b)|what\b|who\b|where\b|which\b|whose\b|in charge\b|responsible\b|on[\s-]call\b|on duty\b)/i;
@@ -202,7 +205,8 @@ function readClause(text: string): Slot {
   const names = nameSpans(text, [...shapes, ...known]);
   // "to help improve James's game dev skills", "instead of John's usual shooters": a possessor says
   // whose it is; it is never the value nor the value replaced.
-  const possessive = (s: Span) => /^['’]s?\b/.test(text.slice(s.end));
+  // ("Rachel's the manager now" is a contraction: the name is the value.)
+  const possessive = (s: Span) => POSSESSIVE_RE.test(text.slice(s.end));
   const spans = [...shapes, ...known, ...names.filter((s) => s.kind === 'name' && !possessive(s))].sort((a, b) => a.start - b.start);
   const inside = (r: [number, number] | undefined) => (r ? spans.filter((s) => s.start >= r[0] && s.end <= r[1]) : []);
 
