@@ -1,8 +1,9 @@
 /**
  * The phrase grammar of the slot reader (slots.ts): the change phrases that give a new and a
- * replaced value ("from X to Y", "replaced X with Y", "no longer X", "took over Y from Z"), and
- * the attributes a verb phrase implies ("works at" → employ, "is a backend engineer" → role).
- * Regular expressions over one clause; no state.
+ * replaced value ("from X to Y", "replaced X with Y", "no longer X", "took over Y from Z"), the
+ * attributes a verb phrase implies ("works at" → employ, "is a backend engineer" → role), and the
+ * words the reader looks for in a clause (copulas, verbs, plans, change). Regular expressions over
+ * one clause; no state.
  */
 
 export const CHANGE_VERB = String.raw`(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|chang(?:e|ed|es|ing)|upgrad(?:e|ed|es|ing)|downgrad(?:e|ed|es|ing)|bump(?:ed|s|ing)?|updat(?:e|ed|es|ing)|shift(?:ed|s|ing)?|push(?:ed|es|ing)?(?:\s+(?:back|out))?|slipp?(?:ed|s|ing)?|postpon(?:e|ed|es|ing)|delay(?:ed|s|ing)?|reschedul(?:e|ed|es|ing)|brought\s+forward|cut|reduc(?:e|ed|es|ing)|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|lower(?:ed|s|ing)?|went\s+(?:up|down|back)|go(?:es|ing)?\s+back|dropp?(?:ed|s|ing)?|renam(?:e|ed|es|ing)|promot(?:e|ed|es|ing)|convert(?:ed|s|ing)?|transition(?:ed|s|ing)?|settl(?:e|ed|es|ing)|relocat(?:e|ed|es|ing)|port(?:ed|ing)?|rewr(?:ote|itten|iting)|extend(?:ed|s|ing)?|shorten(?:ed|s|ing)?|grew|grown|fell|rose|climbed|jumped)`;
@@ -153,3 +154,20 @@ export function attributes(text: string, hasCategory: boolean): string[] {
   if (/\b(?:like|likes|liked|love|loves|loved|prefer|prefers|preferred|enjoy|enjoys|hate|hates|dislike|dislikes)\b|\bfan\s+of\b/i.test(text)) out.push('pref');
   return out;
 }
+
+// Words of one clause the reader (slots.ts) looks for: copulas, verbs, plans, change.
+/** A copula; "'s" only after a pronoun ("it's", "that's"): "James's head" is a possessive. */
+export const COPULA_RE = /\b(?:is|are|was|were|am|be|been|becomes?|became)\b|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))['’]s\b|:/i;
+/** "'s" after a name that owns what follows ("James's skills"), not "is" ("Rachel's the manager", "Sam's in charge now"). */
+export const POSSESSIVE_RE =
+  /^['’]s?\s+(?!(?:the|a|an|now|still|not|also|in|on|at|my|our|your|his|her|their|been|going|gonna|got|done|back|here|there|gone|out|off|just|always|never|really|so|very|too|what|who|where)\b)/i;
+/** A copula and a definite description or a clause ("is the manager", "is what we use", "is in charge"), not a quality ("is the best"). */
+export const DEFINITE_PREDICATE_RE =
+  /^(?:is|are|was|were|'s|’s|am|be|been|becomes?|became|:)\s*(?:now\s+|still\s+|actually\s+|officially\s+)?(?:(?:the|my|our|your|his|her|their)\s+(?!(?:best|worst|greatest|most|least|same)\b)|what\b|who\b|where\b|which\b|whose\b|in charge\b|responsible\b|on[\s-]call\b|on duty\b)/i;
+export const FAVOURITE_RE = /\b(?:fav(?:e|ou?rite)?|main|primary|default|preferred|go-to|current|usual|only)\b/i;
+export const PLANNED_RE = /\b(?:will|'ll|’ll|shall|going to|gonna|plan(?:s|ning)? to|intend(?:s)? to|about to|considering|thinking (?:of|about))\b/i;
+export const CHANGE_RE =
+  /\b(?:now|switch\w*|mov(?:e|ed|es|ing)|migrat\w*|chang(?:e|ed|es|ing)|replac\w*|swap\w*|ditch\w*|upgrad\w*|downgrad\w*|bump\w*|shift\w*|push(?:ed)? (?:back|out)|slipp?\w*|postpon\w*|delay\w*|reschedul\w*|brought forward|cut|reduc\w*|rais(?:e|ed)|increas\w*|lower(?:ed)|went (?:up|down)|renam\w*|promot\w*|convert\w*|transition\w*|relocat\w*|went|became|become|back to|back on|reverted|anymore|any more|no longer|from now on|going forward|these days|nowadays|instead|took over|taken over|is gone|are gone)\b/i;
+/** The first verb-like word: a copula, a modal, or a common verb form. */
+export const VERB_RE =
+  /\b(?:is|are|was|were|am|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))'s|'re|’re|be|been|has|have|had|will|would|can|could|should|must|use[sd]?|using|run|runs|ran|running|work(?:s|ed|ing)?|live[sd]?|living|prefer(?:s|red)?|like[sd]?|love[sd]?|hate[sd]?|enjoy(?:s|ed)?|want(?:s|ed)?|need(?:s|ed)?|deploy(?:s|ed)?|host(?:s|ed)?|join(?:s|ed)?|start(?:s|ed)|drink(?:s)?|drank|eat(?:s)?|ate|drive(?:s)?|drove|own(?:s|ed)?|speak(?:s)?|meet(?:s)?|met|take(?:s)?|took|go(?:es)?|went|get(?:s)?|got|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|chang(?:e|ed|es)|replac(?:e|ed|es)|upgrad(?:e|ed|es)|decided|chose|picked|opted|settled|slipped|pushed|cut|raised|dropped|promoted|reports?|manages?|leads?|happens?|falls?|sits?)\b/i;

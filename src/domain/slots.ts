@@ -29,7 +29,19 @@ import {
   VALUE_SYNONYMS,
 } from './slot-lexicon.js';
 import { AMBIGUOUS_VALUES, EVERYDAY_DRINKS, lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
-import { attributes, CHANGE_VERB_PAST, PATTERNS, ROLE } from './slot-grammar.js';
+import {
+  attributes,
+  CHANGE_RE,
+  CHANGE_VERB_PAST,
+  COPULA_RE,
+  DEFINITE_PREDICATE_RE,
+  FAVOURITE_RE,
+  PATTERNS,
+  PLANNED_RE,
+  POSSESSIVE_RE,
+  ROLE,
+  VERB_RE,
+} from './slot-grammar.js';
 import { COUNTERS, glued, identifiers, NUMBERED_HEADING } from './slot-numbers.js';
 import { isStopword } from './stopwords.js';
 import { ftsQuery, ftsStem } from './text.js';
@@ -62,38 +74,7 @@ export type SlotRelation = 'same' | 'replaces' | 'unrelated';
 const PRONOUNS = new Set(['it', 'its', 'them', 'this', 'that', 'these', 'those', 'everything', 'something', 'one', 'him', 'her']);
 
 export const SHAPE_KINDS: ReadonlySet<string> = new Set(['time', 'date', 'money', 'duration', 'version', 'percent', 'number', 'quantity', 'id']);
-const SELF = new Set([
-  'i',
-  'me',
-  'my',
-  'mine',
-  'myself',
-  'we',
-  'us',
-  'our',
-  'ours',
-  'ourselves',
-  'user',
-  'users',
-  'assistant',
-  'the',
-  'team',
-  'everything',
-  'everyone',
-  'all',
-]);
-/** A copula; "'s" only after a pronoun ("it's", "that's"): "James's head" is a possessive. */
-const COPULA_RE = /\b(?:is|are|was|were|am|be|been|becomes?|became)\b|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))['’]s\b|:/i;
-/** "'s" after a name that owns what follows ("James's skills"), not "is" ("Rachel's the manager", "Sam's in charge now"). */
-const POSSESSIVE_RE =
-  /^['’]s?\s+(?!(?:the|a|an|now|still|not|also|in|on|at|my|our|your|his|her|their|been|going|gonna|got|done|back|here|there|gone|out|off|just|always|never|really|so|very|too|what|who|where)\b)/i;
-/** A copula and a definite description or a clause ("is the manager", "is what we use", "is in charge"), not a quality ("is the best"). */
-const DEFINITE_PREDICATE_RE =
-  /^(?:is|are|was|were|'s|’s|am|be|been|becomes?|became|:)\s*(?:now\s+|still\s+|actually\s+|officially\s+)?(?:(?:the|my|our|your|his|her|their)\s+(?!(?:best|worst|greatest|most|least|same)\b)|what\b|who\b|where\b|which\b|whose\b|in charge\b|responsible\b|on[\s-]call\b|on duty\b)/i;
-const FAVOURITE_RE = /\b(?:fav(?:e|ou?rite)?|main|primary|default|preferred|go-to|current|usual|only)\b/i;
-const PLANNED_RE = /\b(?:will|'ll|’ll|shall|going to|gonna|plan(?:s|ning)? to|intend(?:s)? to|about to|considering|thinking (?:of|about))\b/i;
-const CHANGE_RE =
-  /\b(?:now|switch\w*|mov(?:e|ed|es|ing)|migrat\w*|chang(?:e|ed|es|ing)|replac\w*|swap\w*|ditch\w*|upgrad\w*|downgrad\w*|bump\w*|shift\w*|push(?:ed)? (?:back|out)|slipp?\w*|postpon\w*|delay\w*|reschedul\w*|brought forward|cut|reduc\w*|rais(?:e|ed)|increas\w*|lower(?:ed)|went (?:up|down)|renam\w*|promot\w*|convert\w*|transition\w*|relocat\w*|went|became|become|back to|back on|reverted|anymore|any more|no longer|from now on|going forward|these days|nowadays|instead|took over|taken over|is gone|are gone)\b/i;
+const SELF = new Set('i me my mine myself we us our ours ourselves user users assistant the team everything everyone all'.split(' '));
 /** Content words of a stretch of text: lower case, stopwords and self references out. */
 function words(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}.+#@'’_-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [])
@@ -108,9 +89,6 @@ export function fold(stem: string): string {
 }
 
 const sorted = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
-/** The first verb-like word: a copula, a modal, or a common verb form. */
-const VERB_RE =
-  /\b(?:is|are|was|were|am|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))'s|'re|’re|be|been|has|have|had|will|would|can|could|should|must|use[sd]?|using|run|runs|ran|running|work(?:s|ed|ing)?|live[sd]?|living|prefer(?:s|red)?|like[sd]?|love[sd]?|hate[sd]?|enjoy(?:s|ed)?|want(?:s|ed)?|need(?:s|ed)?|deploy(?:s|ed)?|host(?:s|ed)?|join(?:s|ed)?|start(?:s|ed)|drink(?:s)?|drank|eat(?:s)?|ate|drive(?:s)?|drove|own(?:s|ed)?|speak(?:s)?|meet(?:s)?|met|take(?:s)?|took|go(?:es)?|went|get(?:s)?|got|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|chang(?:e|ed|es)|replac(?:e|ed|es)|upgrad(?:e|ed|es)|decided|chose|picked|opted|settled|slipped|pushed|cut|raised|dropped|promoted|reports?|manages?|leads?|happens?|falls?|sits?)\b/i;
 
 /**
  * Reads the slot of one statement (a memory's content). Returns null for text that is not a
