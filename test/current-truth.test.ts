@@ -273,15 +273,35 @@ describe('memories written before slots', () => {
     await owner.connect();
     try {
       await owner.query(`UPDATE memloom_settings SET value = 'before slots' WHERE name = 'slots'`);
-      expect(await upgradeSlots(owner)).toBeGreaterThanOrEqual(3);
+      expect((await upgradeSlots(owner)).read).toBeGreaterThanOrEqual(3);
       expect((await owner.query(`SELECT value FROM memloom_settings WHERE name = 'slots'`)).rows[0]?.value).toBe(SLOTS_VERSION);
-      expect(await upgradeSlots(owner)).toBe(0);
+      expect(await upgradeSlots(owner)).toEqual({ read: 0, restored: 0 });
     } finally {
       await owner.end();
     }
     const after = await rows<{ slot_keys: string[] | null }>(`SELECT slot_keys FROM memories WHERE user_id = 'cora' AND content ~* 'standup'`);
     expect(after.length).toBeGreaterThanOrEqual(3);
     for (const r of after) expect(r.slot_keys).toContain('a:standup');
+  });
+  it('resumes an interrupted upgrade after the last batch it committed', async () => {
+    await rows(`UPDATE memories SET slot = NULL, slot_keys = NULL WHERE user_id = 'cora'`);
+    const owner = new pg.Client({ connectionString: m.deps.dbUrl });
+    await owner.connect();
+    const set = (name: string, value: string) =>
+      owner.query(`INSERT INTO memloom_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [name, value]);
+    try {
+      // Stopped after the last batch of the only tenant, before the version was written: the
+      // restart reads nothing again.
+      await set('slots', '1');
+      await set('slots_progress', JSON.stringify({ version: SLOTS_VERSION, tenant: 'default', step: 'unlink', after: 'ffffffff-ffff-ffff-ffff-ffffffffffff' }));
+      expect(await upgradeSlots(owner)).toEqual({ read: 0, restored: 0 });
+      // Done, the progress is cleared: the next upgrade reads everything, and the standup's
+      // change (9:30 → 10:00) is one the reader still makes.
+      await set('slots', '1');
+      expect(await upgradeSlots(owner)).toEqual({ read: 3, restored: 0 });
+    } finally {
+      await owner.end();
+    }
   });
 });
 
@@ -302,5 +322,64 @@ describe('numbered notes of one user', () => {
     expect(mems.filter((x) => x.status !== 'active')).toEqual([]);
     expect(mems).toHaveLength(45);
     expect(new Set(mems.map((x) => x.content.match(/\d+/)?.[0])).size).toBe(45);
+  });
+
+  it('are made current again when an older reader had chained them, and only those supersessions are undone', async () => {
+    // What the reader before SLOTS_VERSION 2 did to these notes: every note a new value of "note",
+    // each superseding the one before, with the relation extraction writes.
+    const notes = (await memoriesOf('nora')).slice(0, 12);
+    const oldSlot = (n: string) => ({
+      about: ['note'],
+      value: [n],
+      kind: 'number',
+      replaces: [],
+      change: false,
+      negated: false,
+      planned: false,
+      names: [],
+      mentions: [n],
+      single: true,
+    });
+    for (const [i, note] of notes.entries()) {
+      const next = notes[i + 1];
+      await rows(`UPDATE memories SET slot = $2::jsonb, slot_keys = ARRAY['a:note'] WHERE id = $1`, [
+        note.id,
+        JSON.stringify(oldSlot(note.content.match(/\d+/)?.[0] ?? '')),
+      ]);
+      if (!next) continue;
+      await rows(
+        `UPDATE memories o SET status = 'superseded', superseded_by = n.id, superseded_at = n.valid_from, version = $3 FROM memories n WHERE o.id = $1 AND n.id = $2`,
+        [note.id, next.id, i + 1],
+      );
+      await rows(`INSERT INTO memory_relations (from_memory_id, to_memory_id, relation, is_progression) VALUES ($1, $2, 'replaces', true)`, [next.id, note.id]);
+    }
+    await rows(`UPDATE memories SET version = 12 WHERE id = $1`, [notes[11]?.id]);
+    const supersededBefore = await rows<{ id: string }>(`SELECT id FROM memories WHERE status = 'superseded' AND user_id <> 'nora'`);
+    expect(supersededBefore.length).toBeGreaterThan(0); // dana's database, cora's standup, eli's corrected memory…
+    expect((await memoriesOf('nora')).filter((x) => x.status === 'active')).toHaveLength(45 - 11);
+
+    const owner = new pg.Client({ connectionString: m.deps.dbUrl });
+    await owner.connect();
+    try {
+      await owner.query(`UPDATE memloom_settings SET value = '1' WHERE name = 'slots'`);
+      const done = await upgradeSlots(owner);
+      expect(done.restored).toBe(11);
+      expect(done.read).toBeGreaterThanOrEqual(12);
+      expect(await upgradeSlots(owner)).toEqual({ read: 0, restored: 0 });
+    } finally {
+      await owner.end();
+    }
+    const after = await memoriesOf('nora');
+    expect(after.filter((x) => x.status !== 'active')).toEqual([]);
+    expect(new Set(after.map((x) => x.version))).toEqual(new Set([1]));
+    const ids = notes.map((x) => x.id);
+    expect(await rows(`SELECT id FROM memory_relations WHERE from_memory_id = ANY($1::uuid[]) OR to_memory_id = ANY($1::uuid[])`, [ids])).toEqual([]);
+    const keys = await rows<{ slot_keys: string[] | null }>(`SELECT slot_keys FROM memories WHERE id = ANY($1::uuid[])`, [ids]);
+    for (const k of keys) expect(k.slot_keys ?? []).not.toContain('a:note');
+    // Supersessions the reader still makes, corrections and the rest stay.
+    const supersededAfter = await rows<{ id: string }>(`SELECT id FROM memories WHERE status = 'superseded' AND user_id <> 'nora'`);
+    expect(supersededAfter.map((x) => x.id).sort()).toEqual(supersededBefore.map((x) => x.id).sort());
+    const { results } = await recall({ user_id: 'dana', query: 'Which database does the desktop app use?', mode: 'memories' });
+    expect(results[0]?.content).toMatch(/SQLite/);
   });
 });

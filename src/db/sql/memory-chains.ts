@@ -155,3 +155,44 @@ export async function lockUserMemory(tx: Queryable, userId: string | null): Prom
     [userId],
   );
 }
+
+/**
+ * Undoes supersessions (`oldId` superseded by `newId`) that the slot reader made and no longer
+ * makes (src/db/slot-upgrade.ts): the old version is active again, the `replaces` relation between
+ * the two and its provenance go, the edges its supersession ended (ended at the successor's
+ * valid_from, backed only by the old version's events) are current again, and both chains are
+ * numbered anew. An old version whose text another active memory of its user holds stays
+ * superseded (one active memory per text). Returns the ids made active again. A pair whose link
+ * changed meanwhile is left as it is.
+ */
+export async function unlinkVersions(tx: Queryable, pairs: Array<{ oldId: string; newId: string }>): Promise<string[]> {
+  if (pairs.length === 0) return [];
+  const { rows } = await tx.query<{ id: string; new_id: string }>(
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(o uuid, n uuid)),
+     pick AS (
+       SELECT DISTINCT ON (coalesce(o.user_id, ''), o.content_hash) o.id, n.id AS new_id, n.valid_from AS ended_at
+       FROM x JOIN memories o ON o.id = x.o JOIN memories n ON n.id = x.n
+       WHERE o.status = 'superseded' AND o.superseded_by = n.id
+         AND NOT EXISTS (SELECT 1 FROM memories a WHERE a.status = 'active' AND coalesce(a.user_id, '') = coalesce(o.user_id, '') AND a.content_hash = o.content_hash)
+       ORDER BY coalesce(o.user_id, ''), o.content_hash, o.valid_from DESC, o.id),
+     restored AS (
+       UPDATE memories m SET status = 'active', superseded_by = NULL, superseded_at = NULL, updated_at = now()
+       FROM pick WHERE m.id = pick.id RETURNING m.id, pick.new_id, pick.ended_at),
+     unrelated AS (
+       DELETE FROM memory_relations r USING restored s
+       WHERE r.relation = 'replaces' AND ((r.from_memory_id = s.new_id AND r.to_memory_id = s.id) OR (r.from_memory_id = s.id AND r.to_memory_id = s.new_id))
+       RETURNING r.id),
+     unprovenanced AS (DELETE FROM provenance p USING unrelated u WHERE p.object_type = 'relation' AND p.object_id = u.id),
+     reopened AS (
+       UPDATE edges ed SET invalid_at = NULL FROM restored s
+       WHERE ed.invalid_at = s.ended_at
+         AND EXISTS (SELECT 1 FROM provenance pe WHERE pe.object_type = 'edge' AND pe.object_id = ed.id)
+         AND NOT EXISTS (
+           SELECT 1 FROM provenance pe WHERE pe.object_type = 'edge' AND pe.object_id = ed.id
+             AND NOT EXISTS (SELECT 1 FROM provenance pm WHERE pm.object_type = 'memory' AND pm.object_id = s.id AND pm.event_id = pe.event_id)))
+     SELECT id, new_id FROM restored`,
+    [JSON.stringify(pairs.map((p) => ({ o: p.oldId, n: p.newId })))],
+  );
+  for (const id of new Set(rows.flatMap((r) => [r.id, r.new_id]))) await renumberChain(tx, id);
+  return rows.map((r) => r.id);
+}
