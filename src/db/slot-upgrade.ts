@@ -15,8 +15,8 @@ const SETTING = 'slots';
  * Raise it when the reader changes what it reads, so stored memories are read again.
  * 1: the first reader; memories written before it have none.
  * 2 (2026-12-07): numbered headings ("Note 41:") and numbered subjects ("service 41") are no
- *   values, nor are possessors ("James's skills") or judging words ("great"); the reader before
- *   it had chained such statements as versions of one slot.
+ *   values, nor are possessors ("James's skills"), judging words ("great") or the speakers of the
+ *   statement's events; the reader before it had chained such statements as versions of one slot.
  */
 export const SLOTS_VERSION = '2';
 const BATCH = 500;
@@ -115,14 +115,19 @@ async function inBatches(owner: pg.Client, tenant: string, step: Progress['step'
 
 /** The offline reader's memories (and those without a slot) read again; only changed readings are written. */
 const readSlots: Batch = async (tx, after) => {
-  const { rows } = await tx.query<{ id: string; kind: MemoryKind; content: string }>(
-    `SELECT m.id, m.kind, m.content FROM memories m LEFT JOIN pipeline_runs r ON r.id = m.run_id
+  // With the speakers of its events, as extraction reads it (workers/extract/prepare.ts).
+  const { rows } = await tx.query<{ id: string; kind: MemoryKind; content: string; speakers: string[] }>(
+    `SELECT m.id, m.kind, m.content,
+            ARRAY(SELECT DISTINCT s FROM provenance p JOIN events e ON e.id = p.event_id,
+                    LATERAL (SELECT coalesce(e.metadata ->> 'speaker', e.metadata ->> 'name') AS s) x
+                  WHERE p.object_type = 'memory' AND p.object_id = m.id AND x.s IS NOT NULL) AS speakers
+     FROM memories m LEFT JOIN pipeline_runs r ON r.id = m.run_id
        WHERE m.id > $1 AND (m.slot IS NULL OR r.stage = 'correct' OR (r.stage = 'extract' AND r.provider = 'heuristic'))
        ORDER BY m.id LIMIT ${BATCH}`,
     [after],
   );
   const read = rows.map((r) => {
-    const slot = slotOf(r.kind, r.content);
+    const slot = slotOf(r.kind, r.content, null, r.speakers);
     return { id: r.id, slot, keys: slot ? slotKeys(slot) : null, words: slot ? ftsDocument(slotKeyText(slot)) : '' };
   });
   const { rowCount } = await tx.query(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { relate } from './slot-relate.js';
-import { changesState, readSlot, slotKeys, slotKeyText, type SlotRelation } from './slots.js';
+import { changesState, readSlot, slotKeys, slotKeyText, slotOf, type SlotRelation } from './slots.js';
 
 /** Older statement, newer statement, how the newer relates to the older. */
 const PAIRS: Array<[string, string, SlotRelation]> = [
@@ -112,6 +112,23 @@ describe('readSlot and relate: which newer statement replaces which older one', 
     // A dotted number is a time only where a time is expected ("at 9.30"), else a version.
     expect(readSlot('we moved the ML repo to Python 3.12')?.value).toContain('3.12');
     expect(readSlot('standup is at 9.30 now')).toMatchObject({ value: ['09:30'], kind: 'time' });
+  });
+
+  it('reads who spoke a statement as no value of it and nothing it replaces', () => {
+    const joy = 'Being in the nature can be so refreshing and it always brings Andrew joy.';
+    const sunset = "Here's a photo of the beautiful sunset Andrew witnessed during Andrew's hike.";
+    // Read without the speaker, the name is the value of one and the replaced value of the other.
+    expect(relate(readSlot(joy)!, readSlot(sunset)!)).toBe('replaces');
+    const [a, b] = [slotOf('fact', joy, null, ['Andrew']), slotOf('fact', sunset, null, ['Andrew'])];
+    expect(a?.value ?? []).not.toContain('andrew');
+    expect(b?.replaces ?? []).not.toContain('andrew');
+    expect(a && b ? relate(a, b) : 'unrelated').toBe('unrelated');
+    // The speaker's own changes still read: the subject is the user, the value the new employer.
+    const before = slotOf('fact', 'Andrew works at Acme.', null, ['Andrew']);
+    const after = slotOf('fact', 'Andrew quit Acme and started at Globex.', null, ['Andrew']);
+    expect(before && after ? relate(before, after) : null).toBe('replaces');
+    // Someone else named in the statement stays a name.
+    expect(slotOf('fact', 'Audrey is the manager.', null, ['Andrew'])?.value).toEqual(['audrey']);
   });
 
   it('gives episodes a slot only when they change a value', () => {

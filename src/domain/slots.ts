@@ -384,15 +384,31 @@ export function slotLabel(slot: Slot): string {
  * a model's label ("desktop app / local database") replaces the about-terms read from the words,
  * since it names the subject the way the model understood it.
  */
-export function slotOf(kind: MemoryKind, content: string, label?: string | null): Slot | null {
+export function slotOf(kind: MemoryKind, content: string, label?: string | null, self: readonly string[] = []): Slot | null {
   if (!SLOT_KINDS.has(kind) && kind !== 'episode') return null;
-  const slot = readSlot(content);
+  const slot = notSpeakers(readSlot(content), self);
   // An episode states a value only when it changes one ("went vegan", "started at Canva", "upgraded to v3").
   if (kind === 'episode' && (slot === null || !changesState(slot))) return null;
   if (slot === null || !label?.trim()) return slot;
   const about = new Set(words(label).map((w) => fold(ftsStem(w))));
   for (const t of slot.about) if (t === 'employ' || t === 'resid' || t === 'pref') about.add(t);
   return { ...slot, about: sorted(about) };
+}
+
+/**
+ * Who said a statement is never its value nor a replaced one: the extractor writes "I" as the
+ * speaker's name ("Andrew" in LoCoMo), and "…brings Andrew joy" or "…during Andrew's hike" named
+ * no value of Andrew's. `self` are the speakers of the statement's events; they stay in what it
+ * is about (two speakers' statements are two people's). A slot left without a value keeps no
+ * kind of a name.
+ */
+function notSpeakers(slot: Slot | null, self: readonly string[]): Slot | null {
+  if (slot === null || self.length === 0) return slot;
+  const names = new Set(self.flatMap((n) => [n.trim().toLowerCase(), ...n.trim().toLowerCase().split(/\s+/)]).filter((n) => n.length > 1));
+  const keep = (xs: string[]) => xs.filter((v) => !names.has(v));
+  const value = keep(slot.value);
+  if (value.length === slot.value.length && keep(slot.replaces).length === slot.replaces.length) return slot;
+  return { ...slot, value, replaces: keep(slot.replaces), mentions: keep(slot.mentions), kind: value.length === 0 && slot.kind === 'name' ? null : slot.kind };
 }
 
 /** A statement that sets a value: it names what it replaces, says it changed to a value, or gives an employer, manager or home. */

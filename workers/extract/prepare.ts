@@ -8,10 +8,25 @@ import { fullNameOf, isEntityName, isFullName, isNamePart, isRolePhrase, isSpeak
 
 /** Messages for an extractor: small integer indexes, never UUIDs. */
 export function toMessages(events: EventToExtract[]): ExtractMessage[] {
-  return events.map((e, index) => {
-    const speaker = typeof e.metadata?.speaker === 'string' ? e.metadata.speaker : typeof e.metadata?.name === 'string' ? e.metadata.name : undefined;
-    return { index, type: e.type, role: e.role ?? undefined, speaker, content: e.content, occurredAt: clampTime(e.occurred_at) };
-  });
+  return events.map((e, index) => ({
+    index,
+    type: e.type,
+    role: e.role ?? undefined,
+    speaker: speakerOf(e),
+    content: e.content,
+    occurredAt: clampTime(e.occurred_at),
+  }));
+}
+
+/** Who said an event, when its metadata names them (`speaker`, else `name`). */
+function speakerOf(e: Pick<EventToExtract, 'metadata'>): string | undefined {
+  return typeof e.metadata?.speaker === 'string' ? e.metadata.speaker : typeof e.metadata?.name === 'string' ? e.metadata.name : undefined;
+}
+
+/** The speakers of a memory's events: the slot reader reads them as the user (slotOf). */
+function speakersOf(events: EventToExtract[], ids: readonly string[]): string[] {
+  const said = new Set(ids);
+  return [...new Set(events.filter((e) => said.has(e.id)).flatMap((e) => speakerOf(e) ?? []))];
 }
 
 /** Entity identity: NFKC, lower case, single spaces, no surrounding punctuation or possessive. */
@@ -117,7 +132,7 @@ export function prepare(result: ExtractionResult, events: EventToExtract[]): Pre
     const importance = Math.max(m.importance, ...eventIds.map((id) => events.find((e) => e.id === id)?.importance ?? 0));
     // An event the agent sent as a decision (type "decision": HTTP, MCP remember, the client) makes decisions.
     const decided = m.kind !== 'procedure' && eventIds.some((id) => events.find((e) => e.id === id)?.type === 'decision');
-    const slot = slotOf(decided ? 'decision' : m.kind, m.content, m.slot);
+    const slot = slotOf(decided ? 'decision' : m.kind, m.content, m.slot, speakersOf(events, eventIds));
     // "We moved inventory to Postgres over the weekend" happened, and it is what holds now: a fact with a slot.
     const kind: MemoryKind = decided ? 'decision' : m.kind === 'episode' && slot !== null ? 'fact' : m.kind;
     memories.set(norm, {
