@@ -221,7 +221,10 @@ export async function writeExtraction(
     tx,
     supersede.map(({ oldId, newId }) => ({ oldId, newId, drop: ftsQuery((slotOfId.get(oldId)?.value ?? []).join(' ')) })),
   );
-  await placeLateVersions(tx, late);
+  await placeLateVersions(
+    tx,
+    late.map((x) => ({ ...x, slot: slotOfId.get(x.id) ?? null })),
+  );
   const relationIds = await relateMemoriesBatch(tx, relations);
   relations.forEach((r, i) => {
     const id = relationIds[i];

@@ -1,3 +1,4 @@
+import { relate } from '../../domain/slot-relate.js';
 import type { Slot } from '../../domain/slots.js';
 import type { Queryable } from '../pool.js';
 import { SLOT_CANDIDATES, type MemoryNeighbour } from './memories-write.js';
@@ -84,29 +85,38 @@ export async function versionsHeldAt(tx: Queryable, items: Array<{ successorId: 
 }
 
 /**
- * Late arrivals: each `id` (just inserted, active) states a value of a slot whose history already
- * holds a value stated after it (`successorId`, an active memory). It takes its place in that
- * history by valid_from: it is superseded by the first version valid after it (superseded_at =
- * that one's valid_from), and the versions that version superseded and that were valid before it
- * now point at it (superseded_at = its valid_from), so `as_of` between them finds it. One
- * statement per row; a row already superseded is left as it is (replay).
+ * Late arrivals: each `id` (just inserted, active, with its `slot`) states a value of a slot whose
+ * history already holds a value stated after it (`successorId`, an active memory). It takes its
+ * place in that history by valid_from: it is superseded by the first version valid after it
+ * (superseded_at = that one's valid_from), and the versions that version superseded, that were
+ * valid before it and whose slot it replaces (relate), now point at it (superseded_at = its
+ * valid_from), so `as_of` between them finds it. A version the late one does not replace keeps
+ * its successor: a chain's versions need not all share one slot with each other. Two statements
+ * per row; a row already superseded is left as it is (replay).
  */
-export async function placeLateVersions(tx: Queryable, rows: Array<{ id: string; successorId: string }>): Promise<void> {
-  for (const { id, successorId } of rows) {
-    await tx.query(
-      `WITH RECURSIVE chain(id, valid_from, d) AS (
+export async function placeLateVersions(tx: Queryable, rows: Array<{ id: string; successorId: string; slot: Slot | null }>): Promise<void> {
+  for (const { id, successorId, slot } of rows) {
+    const chain = `WITH RECURSIVE chain(id, valid_from, d) AS (
          SELECT id, valid_from, 0 FROM memories WHERE id = $2
          UNION ALL SELECT m.id, m.valid_from, c.d + 1 FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE m.id <> $1 AND c.d < ${CHAIN_LIMIT}),
        n AS (SELECT id, valid_from FROM memories WHERE id = $1 AND status = 'active'),
-       succ AS (SELECT c.id, c.valid_from FROM chain c, n WHERE c.valid_from > n.valid_from ORDER BY c.valid_from, c.id LIMIT 1),
+       succ AS (SELECT c.id, c.valid_from FROM chain c, n WHERE c.valid_from > n.valid_from ORDER BY c.valid_from, c.id LIMIT 1)`;
+    // The versions before the late one that its successor superseded, with their slots.
+    const { rows: before } = await tx.query<{ id: string; slot: Slot | null }>(
+      `${chain} SELECT m.id, m.slot FROM memories m, succ, n WHERE m.superseded_by = succ.id AND m.valid_from <= n.valid_from AND m.id IN (SELECT id FROM chain)`,
+      [id, successorId],
+    );
+    const replaced = before.filter((b) => slot !== null && b.slot !== null && relate(b.slot, slot) !== 'unrelated').map((b) => b.id);
+    await tx.query(
+      `${chain},
        moved_new AS (
          UPDATE memories m SET status = 'superseded', superseded_by = succ.id, superseded_at = succ.valid_from, updated_at = now()
          FROM succ WHERE m.id = $1 RETURNING m.id),
        moved_old AS (
          UPDATE memories m SET superseded_by = n.id, superseded_at = n.valid_from, updated_at = now()
-         FROM succ, n WHERE m.superseded_by = succ.id AND m.valid_from <= n.valid_from AND m.id IN (SELECT id FROM chain) RETURNING m.id)
+         FROM succ, n WHERE m.superseded_by = succ.id AND m.id = ANY($3::uuid[]) RETURNING m.id)
        SELECT (SELECT count(*) FROM moved_new) AS placed, (SELECT count(*) FROM moved_old) AS relinked`,
-      [id, successorId],
+      [id, successorId, replaced],
     );
     await renumberChain(tx, id);
   }
