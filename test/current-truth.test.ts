@@ -387,7 +387,7 @@ describe('numbered notes of one user', () => {
 });
 
 describe('a late arrival placed in a chain', () => {
-  it('takes over as successor only of the earlier versions it replaces', async () => {
+  it('is placed before the first later version it relates to, and takes over as successor only of the earlier versions it replaces', async () => {
     // B (standup 9:30) and A (a release day) were both superseded by S (standup 10:00): A by a
     // relinking of an older reader. L (standup 9:45, stated between them) arrives late.
     const insert = async (content: string, at: number) =>
@@ -401,8 +401,10 @@ describe('a late arrival placed in a chain', () => {
     const a = await insert('The release is on Friday.', 2);
     const b = await insert('Standup is at 9:30.', 3);
     const late = await insert('Standup moved to 9:45.', 6);
+    // X, valid after L, in the same chain by the same mistake: L is not placed before it.
+    const x = await insert('The release moved to Monday.', 7);
     const s = await insert('Standup moved to 10:00.', 9);
-    await rows(`UPDATE memories o SET status = 'superseded', superseded_by = $2, superseded_at = $3 WHERE id = ANY($1::uuid[])`, [[a, b], s, day(9)]);
+    await rows(`UPDATE memories o SET status = 'superseded', superseded_by = $2, superseded_at = $3 WHERE id = ANY($1::uuid[])`, [[a, b, x], s, day(9)]);
     await withTenant(m.deps.db, 'default', (tx) => placeLateVersions(tx, [{ id: late, successorId: s, slot: readSlot('Standup moved to 9:45.') }]));
     const after = new Map(
       (await rows<{ id: string; superseded_by: string | null }>(`SELECT id, superseded_by FROM memories WHERE user_id = 'lena'`)).map((r) => [
@@ -413,5 +415,6 @@ describe('a late arrival placed in a chain', () => {
     expect(after.get(late)).toBe(s);
     expect(after.get(b)).toBe(late);
     expect(after.get(a)).toBe(s);
+    expect(after.get(x)).toBe(s);
   });
 });

@@ -221,10 +221,15 @@ export async function writeExtraction(
     tx,
     supersede.map(({ oldId, newId }) => ({ oldId, newId, drop: ftsQuery((slotOfId.get(oldId)?.value ?? []).join(' ')) })),
   );
-  await placeLateVersions(
+  const placed = await placeLateVersions(
     tx,
     late.map((x) => ({ ...x, slot: slotOfId.get(x.id) ?? null })),
   );
+  // A late arrival's relation names the version it was placed before.
+  for (const r of relations) {
+    const at = placed.get(r.toId);
+    if (at !== undefined && r.relation === 'replaces' && late.some((l) => l.id === r.toId && l.successorId === r.fromId)) r.fromId = at;
+  }
   const relationIds = await relateMemoriesBatch(tx, relations);
   relations.forEach((r, i) => {
     const id = relationIds[i];

@@ -87,39 +87,49 @@ export async function versionsHeldAt(tx: Queryable, items: Array<{ successorId: 
 /**
  * Late arrivals: each `id` (just inserted, active, with its `slot`) states a value of a slot whose
  * history already holds a value stated after it (`successorId`, an active memory). It takes its
- * place in that history by valid_from: it is superseded by the first version valid after it
- * (superseded_at = that one's valid_from), and the versions that version superseded, that were
- * valid before it and whose slot it replaces (relate), now point at it (superseded_at = its
- * valid_from), so `as_of` between them finds it. A version the late one does not replace keeps
- * its successor: a chain's versions need not all share one slot with each other. Two statements
- * per row; a row already superseded is left as it is (replay).
+ * place in that history by valid_from: it is superseded by the first version of that chain valid
+ * after it that it relates to (slot-relate.ts; `successorId` when none), superseded_at = that
+ * one's valid_from; and the versions that version superseded, that were valid before the late one
+ * and that it replaces, now point at it (superseded_at = its valid_from), so `as_of` between them
+ * finds it. A chain's versions need not all share one slot with each other, so each link is
+ * checked. Returns the successor each late arrival got; a row already superseded is left as it is
+ * (replay).
  */
-export async function placeLateVersions(tx: Queryable, rows: Array<{ id: string; successorId: string; slot: Slot | null }>): Promise<void> {
+export async function placeLateVersions(tx: Queryable, rows: Array<{ id: string; successorId: string; slot: Slot | null }>): Promise<Map<string, string>> {
+  const placed = new Map<string, string>();
   for (const { id, successorId, slot } of rows) {
-    const chain = `WITH RECURSIVE chain(id, valid_from, d) AS (
-         SELECT id, valid_from, 0 FROM memories WHERE id = $2
-         UNION ALL SELECT m.id, m.valid_from, c.d + 1 FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE m.id <> $1 AND c.d < ${CHAIN_LIMIT}),
-       n AS (SELECT id, valid_from FROM memories WHERE id = $1 AND status = 'active'),
-       succ AS (SELECT c.id, c.valid_from FROM chain c, n WHERE c.valid_from > n.valid_from ORDER BY c.valid_from, c.id LIMIT 1)`;
-    // The versions before the late one that its successor superseded, with their slots.
-    const { rows: before } = await tx.query<{ id: string; slot: Slot | null }>(
-      `${chain} SELECT m.id, m.slot FROM memories m, succ, n WHERE m.superseded_by = succ.id AND m.valid_from <= n.valid_from AND m.id IN (SELECT id FROM chain)`,
+    const { rows: chain } = await tx.query<{ id: string; valid_from: Date; slot: Slot | null; superseded_by: string | null; late: boolean }>(
+      `WITH RECURSIVE chain(id, d) AS (
+         SELECT id, 0 FROM memories WHERE id = $2
+         UNION ALL SELECT m.id, c.d + 1 FROM memories m JOIN chain c ON m.superseded_by = c.id WHERE m.id <> $1 AND c.d < ${CHAIN_LIMIT})
+       SELECT m.id, m.valid_from, m.slot, m.superseded_by, false AS late FROM chain c JOIN memories m ON m.id = c.id
+       UNION ALL SELECT id, valid_from, slot, superseded_by, true FROM memories WHERE id = $1 AND status = 'active'`,
       [id, successorId],
     );
-    const replaced = before.filter((b) => slot !== null && b.slot !== null && relate(b.slot, slot) !== 'unrelated').map((b) => b.id);
+    const late = chain.find((v) => v.late);
+    if (!late) continue;
+    const at = new Date(late.valid_from).getTime();
+    const related = (older: Slot | null, newer: Slot | null) => older !== null && newer !== null && relate(older, newer) !== 'unrelated';
+    const after = chain
+      .filter((v) => !v.late && new Date(v.valid_from).getTime() > at)
+      .sort((a, b) => new Date(a.valid_from).getTime() - new Date(b.valid_from).getTime() || (a.id < b.id ? -1 : 1));
+    const succ = after.find((v) => related(slot, v.slot)) ?? after.find((v) => v.id === successorId);
+    if (!succ) continue;
+    const replaced = chain
+      .filter((v) => !v.late && v.superseded_by === succ.id && new Date(v.valid_from).getTime() <= at && related(v.slot, slot))
+      .map((v) => v.id);
     await tx.query(
-      `${chain},
-       moved_new AS (
-         UPDATE memories m SET status = 'superseded', superseded_by = succ.id, superseded_at = succ.valid_from, updated_at = now()
-         FROM succ WHERE m.id = $1 RETURNING m.id),
-       moved_old AS (
-         UPDATE memories m SET superseded_by = n.id, superseded_at = n.valid_from, updated_at = now()
-         FROM succ, n WHERE m.superseded_by = succ.id AND m.id = ANY($3::uuid[]) RETURNING m.id)
-       SELECT (SELECT count(*) FROM moved_new) AS placed, (SELECT count(*) FROM moved_old) AS relinked`,
-      [id, successorId, replaced],
+      `WITH moved_new AS (
+         UPDATE memories m SET status = 'superseded', superseded_by = s.id, superseded_at = s.valid_from, updated_at = now()
+         FROM memories s WHERE s.id = $2 AND m.id = $1 AND m.status = 'active' RETURNING m.id, m.valid_from)
+       UPDATE memories m SET superseded_by = n.id, superseded_at = n.valid_from, updated_at = now()
+       FROM moved_new n WHERE m.superseded_by = $2 AND m.id = ANY($3::uuid[])`,
+      [id, succ.id, replaced],
     );
+    placed.set(id, succ.id);
     await renumberChain(tx, id);
   }
+  return placed;
 }
 
 /**
