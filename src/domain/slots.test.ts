@@ -78,6 +78,10 @@ const PAIRS: Array<[string, string, SlotRelation]> = [
   // A change still to come replaces nothing yet.
   ['We use Postgres.', 'We will move to SQLite next month.', 'unrelated'],
   ['I live in Seattle.', "we're moving to Portland next month", 'unrelated'],
+  // How someone feels, or what they are about to do, is no value of an attribute.
+  ['Jon is gonna keep pushing and working hard.', 'Jon is gonna keep on going and never quit.', 'unrelated'],
+  ["It's challenging, but John is determined to improve.", 'John is determined to make a positive impact.', 'unrelated'],
+  ['Maria is so excited to share her recipes.', 'Maria is really excited to start the new class.', 'unrelated'],
 ];
 
 describe('readSlot and relate: which newer statement replaces which older one', () => {

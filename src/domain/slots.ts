@@ -254,7 +254,7 @@ function readClause(text: string): Slot {
         /\b(?:is|are|was|were)\s+(?:now\s+|still\s+|actually\s+)?((?:a|an|the)\s+)?([^,.;!?]{1,40}?)(?=$|[,.;!?]|\s(?:for|because|and|but|since|now|anymore|these|nowadays)\b)/i.exec(
           text.slice(predicateStart),
         );
-      if (m && !m[1] && !/^\w+ing\b/i.test(m[2] as string) && COPULA_RE.test(text.slice(0, predicateStart + 4)))
+      if (m && !m[1] && !/^\w+ing\b/i.test(m[2] as string) && !stateOfMind(m[2] as string) && COPULA_RE.test(text.slice(0, predicateStart + 4)))
         valueWords = words(m[2] as string).filter((w) => !CHANGE_WORDS.has(w) && !GENERIC_WORDS.has(w) && !EVALUATIVE_WORDS.has(w));
     }
     if (value.length === 0 && valueWords.length === 0 && !negated) {
@@ -394,6 +394,34 @@ export function slotOf(kind: MemoryKind, content: string, label?: string | null,
   for (const t of slot.about) if (t === 'employ' || t === 'resid' || t === 'pref') about.add(t);
   return { ...slot, about: sorted(about) };
 }
+
+/**
+ * A predicate that says how someone feels or what they are about to do, not an attribute's value:
+ * "is determined to improve", "is gonna keep pushing", "is so excited to share", "is sure it'll
+ * pay off". Intensifiers before it are skipped.
+ */
+function stateOfMind(predicate: string): boolean {
+  const first = /^(?:(?:so|really|very|super|quite|totally|kinda|always|pretty|truly|just|also)\s+)*([\p{L}']+)/iu.exec(predicate.trim())?.[1]?.toLowerCase();
+  return first !== undefined && (EVALUATIVE_WORDS.has(first) || STATE_OF_MIND.has(first));
+}
+const STATE_OF_MIND = new Set([
+  'gonna',
+  'about',
+  'able',
+  'ready',
+  'willing',
+  'keen',
+  'eager',
+  'dying',
+  'afraid',
+  'worried',
+  'nervous',
+  'curious',
+  'hopeful',
+  'confident',
+  'committed',
+  'devoted',
+]);
 
 /**
  * Who said a statement is never its value nor a replaced one: the extractor writes "I" as the
