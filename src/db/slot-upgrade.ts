@@ -57,8 +57,8 @@ export async function upgradeSlots(owner: pg.Client, log?: Logger): Promise<Slot
     for (const tenant of await listTenants(owner)) {
       if (resume && tenant < resume.tenant) continue;
       const at = (step: Progress['step']) => (resume?.tenant === tenant && resume.step === step ? resume.after : FIRST_ID);
-      if (!(resume?.tenant === tenant && resume.step === 'unlink')) done.read += await inBatches(owner, tenant, 'read', at('read'), readSlots);
-      done.restored += await inBatches(owner, tenant, 'unlink', at('unlink'), undoStaleSupersessions);
+      if (!(resume?.tenant === tenant && resume.step === 'unlink')) done.read += await inBatches(owner, tenant, 'read', at('read'), readSlots, log);
+      done.restored += await inBatches(owner, tenant, 'unlink', at('unlink'), undoStaleSupersessions, log);
     }
     await owner.query(
       `INSERT INTO memloom_settings (name, value) VALUES ($1, $2), ($3, 'null') ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
@@ -83,6 +83,8 @@ interface Progress {
   after: string;
 }
 const PROGRESS = 'slots_progress';
+/** A progress line every this many batches (10,000 memories). */
+const PROGRESS_LOG_BATCHES = 20;
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 type Batch = (tx: pg.Client, after: string) => Promise<{ last?: string; count: number; rows: number }>;
 
@@ -90,10 +92,12 @@ type Batch = (tx: pg.Client, after: string) => Promise<{ last?: string; count: n
  * Runs `batch` over one tenant's rows in id order from `after`, a transaction per batch that also
  * saves the progress, until a batch returns fewer than BATCH rows. Returns the sum of the counts.
  */
-async function inBatches(owner: pg.Client, tenant: string, step: Progress['step'], from: string, batch: Batch): Promise<number> {
+async function inBatches(owner: pg.Client, tenant: string, step: Progress['step'], from: string, batch: Batch, log?: Logger): Promise<number> {
   let after = from;
   let total = 0;
-  for (;;) {
+  for (let n = 1; ; n++) {
+    // A large store takes minutes once: say that it is under way.
+    if (n % PROGRESS_LOG_BATCHES === 0) log?.info({ tenant, step, memories: n * BATCH }, 'slots: reading stored memories again');
     await owner.query(`BEGIN; SELECT set_config('app.tenant_id', ${owner.escapeLiteral(tenant)}, true)`);
     try {
       const { last, count, rows } = await batch(owner, after);
