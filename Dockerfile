@@ -19,6 +19,8 @@ COPY scripts ./scripts
 COPY src ./src
 COPY apps ./apps
 COPY workers ./workers
+# The build makes the template of new embedded databases from the migrations (src/db/pgdata-template.ts).
+COPY prisma ./prisma
 RUN node scripts/build.mjs
 
 # ---- dependencies -------------------------------------------------------------------------------

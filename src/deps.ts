@@ -2,7 +2,7 @@ import pg from 'pg';
 import { isEmbedded, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { AutoAnalyze } from './db/auto-analyze.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { openEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { upgradeFullTextKeys } from './db/fts-upgrade.js';
 import { upgradeSlots } from './db/slot-upgrade.js';
 import { ensureTenants, migrate } from './db/migrator.js';
@@ -50,19 +50,15 @@ export interface CreateDepsOptions {
   inMemory?: boolean;
   /** Redis key prefix for BullMQ; tests pass a fresh one per file. */
   queuePrefix?: string;
+  /** The embedded database, opened by the caller (`memloom start` opens it while the rest loads); the deps stop it. */
+  embedded?: EmbeddedDatabase;
 }
 
 export async function createDeps(config: Config, log: Logger, opts: CreateDepsOptions = {}): Promise<Deps> {
   let embedded: EmbeddedDatabase | undefined;
   let dbUrl: string;
   if (isEmbedded(config)) {
-    embedded = await startEmbeddedDatabase({
-      home: config.MEMLOOM_HOME,
-      port: config.MEMLOOM_DB_PORT,
-      sharedBuffers: config.MEMLOOM_DB_SHARED_BUFFERS,
-      log: log.child({ component: 'db' }),
-      inMemory: opts.inMemory ?? false,
-    });
+    embedded = opts.embedded ?? (await openEmbeddedDatabase(config, log, opts));
     dbUrl = embedded.url;
   } else {
     dbUrl = config.DATABASE_URL as string;

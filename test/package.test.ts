@@ -33,6 +33,9 @@ describe('the packed package', () => {
     expect(files.some((f) => f.startsWith('prisma/migrations/'))).toBe(true);
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
     expect(files).toContain('dist/server/apps/console/index.html');
+    // A first start creates its database from this template instead of initdb + every migration.
+    expect(files).toContain('dist/pgdata-template.tgz');
+    expect(files).toContain('dist/pgdata-template.json');
 
     const app = path.join(scratch, 'app');
     await run('mkdir', ['-p', app]);

@@ -1,17 +1,19 @@
 import { execFile } from 'node:child_process';
-import { access, mkdir } from 'node:fs/promises';
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
+import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { inProcessSocketPair } from './in-process-socket.js';
 import type { SessionHoldStats } from './pglite-session-queue.js';
 import type { ThreadMemory } from './pglite-thread-serve.js';
 import { PGliteThread } from './pglite-thread.js';
+import { extractTemplate, PGDATA_TEMPLATE, templateMismatch } from './pgdata-template.js';
 import { serveConnection } from './session-connection.js';
 
 export interface EmbeddedDatabase {
@@ -38,6 +40,8 @@ export interface EmbeddedDatabase {
   utilization(since?: EventLoopUtilization): EventLoopUtilization;
   /** What PGlite's thread holds: its WebAssembly memory and V8 heap, in bytes (benchmarks). */
   memory(): Promise<ThreadMemory>;
+  /** The data directory as a gzip'd tarball (the template of new databases: pgdata-template.ts). */
+  dumpDataDir(): Promise<Uint8Array>;
   /** Records this process's API URL in the data directory's lock (data-dir-lock.ts), for CLI commands. */
   advertise(url: string): Promise<void>;
   stop(): Promise<void>;
@@ -58,28 +62,71 @@ export async function startEmbeddedDatabase(opts: {
   inMemory?: boolean;
   /** shared_buffers, e.g. `32MB` (PGlite keeps them in its WASM heap). Default: PostgreSQL's 128MB. */
   sharedBuffers?: string;
+  /** A new data directory starts as a copy of this template when it fits (pgdata-template.ts); else initdb. */
+  template?: string;
 }): Promise<EmbeddedDatabase> {
-  let dataDir = 'memory://';
-  let lock: DataDirLock | undefined;
-  if (!opts.inMemory) {
-    dataDir = path.resolve(opts.home, 'pgdata');
-    await mkdir(opts.home, { recursive: true });
-    // Before anything touches the files: a second process on a live database must never open it.
-    lock = await acquireDataDirLock(opts.home);
-  }
+  if (opts.inMemory) return openDatabase('memory://', undefined, opts, () => undefined);
+  const dataDir = path.resolve(opts.home, 'pgdata');
+  await mkdir(opts.home, { recursive: true });
+  // Before anything touches the files: a second process on a live database must never open it.
+  const lock = await acquireDataDirLock(opts.home);
   try {
-    if (lock) await initDataDir(dataDir, opts.log);
-    return await openDatabase(dataDir, lock, opts);
+    // Present while a new data directory is created: a start stopped then (a kill) left a
+    // directory that may hold PG_VERSION and not the rest, which would never open again.
+    const creating = path.join(opts.home, 'pgdata.creating');
+    if (await exists(creating)) {
+      opts.log.warn({ dataDir }, 'the creation of the embedded database was interrupted; creating it again');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    if (await exists(path.join(dataDir, 'PG_VERSION'))) return await openDatabase(dataDir, lock, opts, () => undefined);
+    await writeFile(creating, '');
+    const db = await openDatabase(dataDir, lock, opts, (open) => createDataDir(dataDir, open, opts.template, opts.log));
+    await rm(creating, { force: true });
+    return db;
   } catch (err) {
-    await lock?.release();
+    await lock.release();
     throw err;
   }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+type OpenThread = () => Promise<PGliteThread>;
+
+/**
+ * A new data directory from the template, or by initdb when there is no usable template or it did
+ * not extract or open (the directory made from it is removed first).
+ */
+async function createDataDir(dataDir: string, open: OpenThread, template: string | undefined, log: Logger): Promise<PGliteThread> {
+  const unusable = template ? await templateMismatch(template) : 'none configured';
+  if (template && !unusable) {
+    let placed = false;
+    try {
+      await extractTemplate(template, dataDir);
+      placed = true;
+      const thread = await open();
+      log.info({ dataDir, template }, 'created the embedded database from its template');
+      return thread;
+    } catch (err) {
+      log.warn({ err, template }, 'the embedded database template did not load; running initdb');
+      if (placed) await rm(dataDir, { recursive: true, force: true });
+    }
+  } else log.info({ reason: unusable }, 'no embedded database template used');
+  await initDataDir(dataDir, log);
+  return open();
 }
 
 async function openDatabase(
   dataDir: string,
   lock: DataDirLock | undefined,
   opts: { port: number; log: Logger; inMemory?: boolean; sharedBuffers?: string },
+  /** Opens the thread on a new data directory (createDataDir), or undefined for an existing one. */
+  create: (open: OpenThread) => Promise<PGliteThread> | undefined,
 ): Promise<EmbeddedDatabase> {
   // PGlite runs with fsync = off, so its files survive a crash of the process (every write has
   // reached the kernel) but not of the machine. Full-page images in the WAL protect against pages
@@ -99,14 +146,16 @@ async function openDatabase(
     "maintenance_work_mem = '16MB'",
     ...(opts.sharedBuffers ? [`shared_buffers = '${opts.sharedBuffers}'`] : []),
   ];
-  const db = await PGliteThread.open({
-    dataDir,
-    postgresqlconf,
-    // BullMQ's PostgreSQL backend pins search_path with a startup option, which PGlite ignores;
-    // its objects live in schema "bullmq" with singular names that do not clash with ours (plural).
-    setup: 'SET search_path TO public, bullmq',
-    onExit: (err) => opts.log.error({ err }, 'the embedded database stopped; memloom must be restarted'),
-  });
+  const open: OpenThread = () =>
+    PGliteThread.open({
+      dataDir,
+      postgresqlconf,
+      // BullMQ's PostgreSQL backend pins search_path with a startup option, which PGlite ignores;
+      // its objects live in schema "bullmq" with singular names that do not clash with ours (plural).
+      setup: 'SET search_path TO public, bullmq',
+      onExit: (err) => opts.log.error({ err }, 'the embedded database stopped; memloom must be restarted'),
+    });
+  const db = await (create(open) ?? open());
   // Connections take turns per protocol exchange, not per message (see SessionQueue).
   const queue = db.queue;
   const sockets = new Set<net.Socket>();
@@ -146,6 +195,7 @@ async function openDatabase(
     sessionStats: (o) => db.stats(o),
     utilization: (since) => db.utilization(since),
     memory: () => db.memory(),
+    dumpDataDir: () => db.dumpDataDir(),
     async advertise(url) {
       await lock?.setUrl(url);
     },
@@ -159,6 +209,18 @@ async function openDatabase(
   };
 }
 
+/** The embedded database of a memloom process with this configuration (createDeps; `memloom start` opens it early). */
+export function openEmbeddedDatabase(config: Config, log: Logger, opts: { inMemory?: boolean } = {}): Promise<EmbeddedDatabase> {
+  return startEmbeddedDatabase({
+    home: config.MEMLOOM_HOME,
+    port: config.MEMLOOM_DB_PORT,
+    sharedBuffers: config.MEMLOOM_DB_SHARED_BUFFERS,
+    log: log.child({ component: 'db' }),
+    inMemory: opts.inMemory ?? false,
+    template: PGDATA_TEMPLATE,
+  });
+}
+
 const INITDB_SCRIPT = fileURLToPath(new URL('./initdb.mjs', import.meta.url));
 
 /**
@@ -166,12 +228,6 @@ const INITDB_SCRIPT = fileURLToPath(new URL('./initdb.mjs', import.meta.url));
  * resident (~200 MB) in the process that ran it, and memloom runs for days.
  */
 async function initDataDir(dataDir: string, log: Logger): Promise<void> {
-  try {
-    await access(path.join(dataDir, 'PG_VERSION'));
-    return;
-  } catch {
-    /* not initialized yet */
-  }
   await mkdir(dataDir, { recursive: true });
   log.info({ dataDir }, 'initializing the embedded database');
   try {

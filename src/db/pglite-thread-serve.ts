@@ -14,6 +14,7 @@ export type ThreadRequest =
   | { op: 'memory'; id: number }
   | { op: 'exec'; id: number; sql: string }
   | { op: 'query'; id: number; sql: string; params?: unknown[] }
+  | { op: 'dump'; id: number }
   | { op: 'close'; id: number };
 
 /**
@@ -79,6 +80,8 @@ export function serveDatabaseThread(port: MessagePort, opening: Promise<PGlite>)
         return void (await db.exec(req.sql));
       case 'query':
         return (await db.query(req.sql, req.params)).rows;
+      case 'dump':
+        return new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer());
       case 'close':
         await db.close();
         db = undefined;

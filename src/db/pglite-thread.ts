@@ -98,6 +98,11 @@ export class PGliteThread {
     return this.#call({ op: 'memory' }) as Promise<ThreadMemory>;
   }
 
+  /** The data directory as a gzip'd tarball (PGlite's dumpDataDir), for a template. */
+  dumpDataDir(): Promise<Uint8Array> {
+    return this.#call({ op: 'dump' }) as Promise<Uint8Array>;
+  }
+
   /** Batches waiting for the session (tests). */
   queueLength(): Promise<number> {
     return this.#call({ op: 'queueLength' }) as Promise<number>;
