@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startRoles } from '../apps/cli/commands/serve.js';
+import { startRoles } from '../apps/cli/commands/roles.js';
 import { loadConfig } from '../src/config.js';
 import { withTenant } from '../src/db/pool.js';
 import { insertMemories, type MemoryInsert } from '../src/db/sql/memories-write.js';

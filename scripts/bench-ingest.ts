@@ -26,7 +26,7 @@ import { Worker } from 'node:worker_threads';
 import { loadConfig } from '../src/config.js';
 import { withTenant } from '../src/db/pool.js';
 import { createLogger } from '../src/logger.js';
-import { startRoles, type Running } from '../apps/cli/commands/serve.js';
+import { startRoles, type Running } from '../apps/cli/commands/roles.js';
 import { backendCpu, cpuBetween, createBenchServer, databaseName, wantsServer, type BenchServer } from './bench-server.js';
 
 const quick = process.argv.includes('--quick');

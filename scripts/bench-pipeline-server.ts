@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startRoles } from '../apps/cli/commands/serve.js';
+import { startRoles } from '../apps/cli/commands/roles.js';
 import { loadConfig } from '../src/config.js';
 import { withTenant } from '../src/db/pool.js';
 import { createLogger } from '../src/logger.js';

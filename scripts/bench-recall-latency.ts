@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { Session } from 'node:inspector/promises';
 import { writeFile } from 'node:fs/promises';
-import { startRoles } from '../apps/cli/commands/serve.js';
+import { startRoles } from '../apps/cli/commands/roles.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
 import { withTenant, type Queryable } from '../src/db/pool.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { startRoles, type Running } from '../apps/cli/commands/serve.js';
+import { startRoles, type Running } from '../apps/cli/commands/roles.js';
 import { REDIS_URL, getJson, startTestMemloom, waitFor, type TestMemloom } from './support/memloom.js';
 import { callsTo, postEvents, promptLines, sql, startExternalDatabase, waitDrained, waitForOutput, type ExternalDatabase } from './support/pipeline.js';
 import { QUEUE_BACKENDS } from './support/server-db.js';

@@ -68,7 +68,3 @@ export function resolveTenant(config: Config, req: FastifyRequest): string {
   for (const [candidate, tenant] of config.MEMLOOM_API_KEYS) if (sameKey(candidate, key)) return tenant;
   throw unauthorized();
 }
-
-export function isLoopback(host: string): boolean {
-  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host.startsWith('127.');
-}

@@ -2,7 +2,6 @@ import { createServer } from 'node:net';
 import { ConfigError, checkProviderKeys, isEmbedded, type Config } from '../../src/config.js';
 import { inUseError, liveOwner } from '../../src/db/data-dir-lock.js';
 import { MemloomError } from '../../src/errors.js';
-import { isLoopback } from '../api/auth.js';
 
 /** What a process is about to serve (the roles of serve.ts, reduced to what the checks need). */
 export interface PreflightRoles {
@@ -60,4 +59,9 @@ async function checkPortFree(host: string, port: number, variable: 'PORT' | 'MET
     throw new ConfigError(`invalid HOST: expected an address of this machine to listen on (${host}: ${error.code})`);
   if (error.code === 'EACCES') throw new ConfigError(`invalid ${variable}: expected a port this process may listen on (below 1024 needs privileges)`);
   throw error;
+}
+
+/** Whether HOST serves this machine only (memloom then runs without API keys). */
+export function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host.startsWith('127.');
 }

@@ -1,8 +1,19 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createApi } from '../client/api.js';
 import { clientBackend } from './backend.js';
-import { createMcpServer, type McpDefaults } from './tools.js';
+import type { McpDefaults } from './tools.js';
+
+/**
+ * The MCP SDK and the tools load with the first POST /mcp, not at startup: they were ~0.1 s of a
+ * start's module loading (2026-12-07), and most instances never serve MCP over HTTP.
+ */
+async function loadMcp() {
+  const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./tools.js'),
+  ]);
+  return { StreamableHTTPServerTransport, createMcpServer };
+}
 
 /**
  * MCP over streamable HTTP at /mcp, stateless: each POST is one JSON-RPC exchange with a fresh
@@ -12,6 +23,7 @@ import { createMcpServer, type McpDefaults } from './tools.js';
  */
 export function mcpRoutes(app: FastifyInstance, version: string): void {
   app.post('/mcp', async (req, reply) => {
+    const { StreamableHTTPServerTransport, createMcpServer } = await loadMcp();
     const server = createMcpServer(
       clientBackend(createApi({ url: 'http://memloom.internal', fetch: injectFetch(app, req), timeoutMs: 120_000 }), 'direct'),
       defaultsOf(req),

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import type { QueueName } from '../../src/queue/names.js';
-import { startRoles, type Roles, type Running } from '../../apps/cli/commands/serve.js';
+import { startRoles, type Roles, type Running } from '../../apps/cli/commands/roles.js';
 import { createServerDatabase, SERVER_MODE, type ServerDatabase } from './server-db.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

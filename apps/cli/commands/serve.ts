@@ -1,96 +1,37 @@
-import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../../src/config.js';
-import { createDeps, type Deps } from '../../../src/deps.js';
+import { isEmbedded, type Config } from '../../../src/config.js';
+import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../../src/db/embedded.js';
 import type { Logger } from '../../../src/logger.js';
-import { startWorkers, type RunningWorkers } from '../../../src/queue/runner.js';
-import { startScheduler, type RunningScheduler } from '../../../src/queue/scheduler.js';
-import type { QueueName } from '../../../src/queue/names.js';
 import { onShutdown } from '../../../src/shutdown.js';
-import { CATALOG } from '../../../workers/catalog.js';
-import { buildServer } from '../../api/server.js';
-import { startWatcher, type RunningWatcher } from '../../watcher/watcher.js';
-import { startMetricsServer, type MetricsServer } from '../../../src/metrics-server.js';
 import { preflight } from '../preflight.js';
-import { defaultUrl } from '../remote.js';
+import type { Roles, Running } from './roles.js';
 
-export interface Roles {
-  api: boolean;
-  watcher: boolean;
-  workers: readonly QueueName[];
-  scheduler: boolean;
-}
+export type { Roles, Running } from './roles.js';
 
-export interface Running {
-  deps: Deps;
-  app: FastifyInstance | undefined;
-  /** Stop everything in order: stop intake, drain workers, close connections. */
-  stop(): Promise<void>;
-}
-
-/** Starts the requested roles in this process; `memloom start` runs them all on one deps. */
-export async function startRoles(config: Config, log: Logger, roles: Roles, opts: { inMemory?: boolean; queuePrefix?: string } = {}): Promise<Running> {
-  await preflight(config, roles, opts);
-  const deps = await createDeps(config, log, opts);
-  if (process.platform === 'linux' && process.env.MALLOC_ARENA_MAX === undefined)
-    log.info('MALLOC_ARENA_MAX is not set: with MALLOC_ARENA_MAX=2 (npm start and the image set it) RSS under load is ~70 MB lower (docs/operations.md)');
-  let app: FastifyInstance | undefined;
-  let workers: RunningWorkers | undefined;
-  let scheduler: RunningScheduler | undefined;
-  let watcher: RunningWatcher | undefined;
-  let metricsServer: MetricsServer | undefined;
-  try {
-    if (roles.scheduler) scheduler = await startScheduler(deps);
-    if (roles.workers.length > 0) workers = startWorkers(deps, CATALOG, roles.workers);
-    // On BullMQ's PostgreSQL backend, every queue and worker connection checks (the first one
-    // creates) the queue schema on its first use. Done here, before events are accepted, so the
-    // first events do not wait for it: it took ~0.3 s of the first burst. (Redis is not awaited:
-    // events are stored first and enqueued once Redis answers.)
-    if (deps.queues.backend.kind === 'postgres') {
-      await Promise.all([...deps.queues.all(), ...(workers?.workers ?? [])].map((q) => q.waitUntilReady()));
-    }
-    if (roles.watcher) watcher = await startWatcher(deps);
-    if (roles.api) {
-      // /readyz reports this process's workers' provider readiness too.
-      app = await buildServer(deps, { readiness: { checks: workers?.readiness.checks ?? [] }, workers: workers?.workers ?? [] });
-      await app.listen({ host: config.HOST, port: config.PORT });
-      const port = (app.server.address() as { port: number }).port;
-      log.info({ url: `http://${config.HOST}:${port}`, console: '/', docs: '/docs', admin: '/admin/queues' }, 'memloom api listening');
-      // CLI commands on this MEMLOOM_HOME find the API in the data directory's lock and go there.
-      await deps.embedded?.advertise(defaultUrl({ ...config, PORT: port }));
-    }
-    // A port of its own for Prometheus, in any process: a scraper that cannot send the admin key
-    // (pod annotations) reads it there, on a port the Service does not expose.
-    if (config.METRICS_PORT !== undefined && !(roles.api && config.METRICS_PORT === config.PORT)) {
-      metricsServer = await startMetricsServer(deps.metrics, config.HOST, config.METRICS_PORT, config.MEMLOOM_ADMIN_KEYS);
-      log.info({ url: `http://${config.HOST}:${metricsServer.port}/metrics` }, 'metrics listening');
-    }
-  } catch (err) {
-    await app?.close().catch(() => undefined);
-    await metricsServer?.close().catch(() => undefined);
-    await watcher?.close().catch(() => undefined);
-    await workers?.close().catch(() => undefined);
-    await scheduler?.close().catch(() => undefined);
-    await deps.close().catch(() => undefined);
-    throw err;
-  }
-  return {
-    deps,
-    app,
-    async stop() {
-      await app?.close();
-      await metricsServer?.close();
-      await watcher?.close();
-      await scheduler?.close();
-      await workers?.close();
-      await deps.close();
-    },
-  };
-}
-
+/**
+ * `memloom start` and the other serving commands. This module loads little: the embedded
+ * database opens in its thread (PGlite compiles its WebAssembly, then opens the data directory, or
+ * creates it from the template) while the main thread loads the roles (roles.ts: fastify, BullMQ,
+ * the workers), so the two overlap instead of one waiting for the other.
+ */
 export async function serve(config: Config, log: Logger, roles: Roles): Promise<void> {
   // The signal handlers come first: /readyz answers once the API listens, before the other roles
   // have started, and a SIGTERM then must still drain and exit 0 (it waits for the start to finish).
-  const starting = startRoles(config, log, roles);
+  const starting = start(config, log, roles);
   onShutdown(log, async () => (await starting.catch(() => undefined))?.stop());
   await starting;
+}
+
+async function start(config: Config, log: Logger, roles: Roles): Promise<Running> {
+  await preflight(config, roles);
+  const opening = isEmbedded(config) ? openEmbeddedDatabase(config, log) : undefined;
+  let embedded: EmbeddedDatabase | undefined;
+  try {
+    const [{ startRoles }, db] = await Promise.all([import('./roles.js'), opening]);
+    embedded = db;
+    return await startRoles(config, log, roles, { embedded });
+  } catch (err) {
+    // Before startRoles took it over (its deps stop it on a failure after that).
+    if (!embedded) await (await opening?.catch(() => undefined))?.stop();
+    throw err;
+  }
 }

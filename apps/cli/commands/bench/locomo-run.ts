@@ -7,7 +7,7 @@ import { withTenant } from '../../../../src/db/pool.js';
 import type { Logger } from '../../../../src/logger.js';
 import { QUEUE_NAMES } from '../../../../src/queue/names.js';
 import { flagString, type ParsedArgs } from '../../args.js';
-import { startRoles } from '../serve.js';
+import { startRoles } from '../roles.js';
 import type { Locomo } from './locomo.js';
 
 export interface LocomoRun {
