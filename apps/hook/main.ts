@@ -26,6 +26,7 @@ import { briefingFileName } from '../../src/domain/briefing-file.js';
 import { resultDate } from '../../src/domain/result-date.js';
 import { createApi } from '../client/api.js';
 import type { MemloomEvent } from '../client/wire.js';
+import { httpFetch } from './http-fetch.js';
 import { lastAssistantReply } from './transcript.js';
 
 interface HookInput {
@@ -100,7 +101,7 @@ export async function runHook(argv: string[], io: HookIo): Promise<void> {
   const api = createApi({
     url: (env.MEMLOOM_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? '8787'}`).replace(/\/+$/, ''),
     apiKey: env.MEMLOOM_API_KEY,
-    fetch: globalThis.fetch,
+    fetch: httpFetch,
     timeoutMs: Number(env.MEMLOOM_HOOK_TIMEOUT_MS ?? 3000),
   });
   const base = { user_id: user, agent_id: agent, session_id: session, dataset: env.MEMLOOM_DATASET };
