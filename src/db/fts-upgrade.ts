@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { slotKeyText, type Slot } from '../domain/slots.js';
+import type { Slot } from '../domain/slots.js';
+import { slotKeyText } from '../domain/slot-keys.js';
 import { FTS_KEYS_VERSION, ftsDocument, metaDocument } from '../domain/text.js';
 import type { Logger } from '../logger.js';
 import { listTenants } from './pool.js';

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { relate } from '../domain/slot-relate.js';
-import { type Slot, slotKeys, slotKeyText, slotOf } from '../domain/slots.js';
+import { type Slot, slotOf } from '../domain/slots.js';
+import { slotKeys, slotKeyText } from '../domain/slot-keys.js';
 import { ftsDocument } from '../domain/text.js';
 import type { MemoryKind } from '../domain/vocabulary.js';
 import type { Logger } from '../logger.js';

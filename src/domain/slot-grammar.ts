@@ -5,6 +5,7 @@
  * words the reader looks for in a clause (copulas, verbs, plans, change). Regular expressions over
  * one clause; no state.
  */
+import { EVALUATIVE_WORDS } from './slot-lexicon.js';
 
 export const CHANGE_VERB = String.raw`(?:switch(?:ed|es|ing)?|mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|chang(?:e|ed|es|ing)|upgrad(?:e|ed|es|ing)|downgrad(?:e|ed|es|ing)|bump(?:ed|s|ing)?|updat(?:e|ed|es|ing)|shift(?:ed|s|ing)?|push(?:ed|es|ing)?(?:\s+(?:back|out))?|slipp?(?:ed|s|ing)?|postpon(?:e|ed|es|ing)|delay(?:ed|s|ing)?|reschedul(?:e|ed|es|ing)|brought\s+forward|cut|reduc(?:e|ed|es|ing)|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|lower(?:ed|s|ing)?|went\s+(?:up|down|back)|go(?:es|ing)?\s+back|dropp?(?:ed|s|ing)?|renam(?:e|ed|es|ing)|promot(?:e|ed|es|ing)|convert(?:ed|s|ing)?|transition(?:ed|s|ing)?|settl(?:e|ed|es|ing)|relocat(?:e|ed|es|ing)|port(?:ed|ing)?|rewr(?:ote|itten|iting)|extend(?:ed|s|ing)?|shorten(?:ed|s|ing)?|grew|grown|fell|rose|climbed|jumped)`;
 /** Past-tense change verbs that open a statement of their own after a comma ("…, installs dropped from 4 to 1"). */
@@ -171,3 +172,31 @@ export const CHANGE_RE =
 /** The first verb-like word: a copula, a modal, or a common verb form. */
 export const VERB_RE =
   /\b(?:is|are|was|were|am|(?<=\b(?:it|that|he|she|what|there|who|here|where|this))'s|'re|’re|be|been|has|have|had|will|would|can|could|should|must|use[sd]?|using|run|runs|ran|running|work(?:s|ed|ing)?|live[sd]?|living|prefer(?:s|red)?|like[sd]?|love[sd]?|hate[sd]?|enjoy(?:s|ed)?|want(?:s|ed)?|need(?:s|ed)?|deploy(?:s|ed)?|host(?:s|ed)?|join(?:s|ed)?|start(?:s|ed)|drink(?:s)?|drank|eat(?:s)?|ate|drive(?:s)?|drove|own(?:s|ed)?|speak(?:s)?|meet(?:s)?|met|take(?:s)?|took|go(?:es)?|went|get(?:s)?|got|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|chang(?:e|ed|es)|replac(?:e|ed|es)|upgrad(?:e|ed|es)|decided|chose|picked|opted|settled|slipped|pushed|cut|raised|dropped|promoted|reports?|manages?|leads?|happens?|falls?|sits?)\b/i;
+
+/**
+ * A predicate that says how someone feels or what they are about to do, not an attribute's value:
+ * "is determined to improve", "is gonna keep pushing", "is so excited to share", "is sure it'll
+ * pay off". Intensifiers before it are skipped.
+ */
+export function stateOfMind(predicate: string): boolean {
+  const first = /^(?:(?:so|really|very|super|quite|totally|kinda|always|pretty|truly|just|also)\s+)*([\p{L}']+)/iu.exec(predicate.trim())?.[1]?.toLowerCase();
+  return first !== undefined && (EVALUATIVE_WORDS.has(first) || STATE_OF_MIND.has(first));
+}
+const STATE_OF_MIND = new Set([
+  'gonna',
+  'about',
+  'able',
+  'ready',
+  'willing',
+  'keen',
+  'eager',
+  'dying',
+  'afraid',
+  'worried',
+  'nervous',
+  'curious',
+  'hopeful',
+  'confident',
+  'committed',
+  'devoted',
+]);

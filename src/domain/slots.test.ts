@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { relate } from './slot-relate.js';
-import { changesState, readSlot, slotKeys, slotKeyText, slotOf, type SlotRelation } from './slots.js';
+import { changesState, readSlot, slotOf, type SlotRelation } from './slots.js';
+import { slotKeys, slotKeyText } from './slot-keys.js';
 
 /** Older statement, newer statement, how the newer relates to the older. */
 const PAIRS: Array<[string, string, SlotRelation]> = [

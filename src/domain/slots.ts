@@ -18,17 +18,8 @@
  */
 import type { MemoryKind } from './vocabulary.js';
 import { SLOT_KINDS } from './vocabulary.js';
-import {
-  ABOUT_SYNONYMS,
-  ATTRIBUTE_WORDS,
-  CATEGORY_WORDS,
-  CHANGE_WORDS,
-  EVALUATIVE_WORDS,
-  GENERIC_WORDS,
-  VALUE_CATEGORIES,
-  VALUE_SYNONYMS,
-} from './slot-lexicon.js';
-import { AMBIGUOUS_VALUES, EVERYDAY_DRINKS, lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
+import { ABOUT_SYNONYMS, CHANGE_WORDS, EVALUATIVE_WORDS, GENERIC_WORDS, VALUE_CATEGORIES, VALUE_SYNONYMS } from './slot-lexicon.js';
+import { lexiconSpans, nameSpans, shapeSpans, type Span } from './slot-spans.js';
 import {
   attributes,
   CHANGE_RE,
@@ -40,11 +31,12 @@ import {
   PLANNED_RE,
   POSSESSIVE_RE,
   ROLE,
+  stateOfMind,
   VERB_RE,
 } from './slot-grammar.js';
 import { COUNTERS, glued, identifiers, NUMBERED_HEADING } from './slot-numbers.js';
 import { isStopword } from './stopwords.js';
-import { ftsQuery, ftsStem } from './text.js';
+import { ftsStem } from './text.js';
 
 export interface Slot {
   /** Stems of what the statement is about and of the attribute, synonyms folded, sorted. */
@@ -358,28 +350,6 @@ function readClause(text: string): Slot {
 }
 
 /**
- * Index keys of a slot for finding candidates (a GIN array): its about-terms, its values, the
- * values it replaces (as values, so a statement naming them finds the statement that held them)
- * and its category when it is a known one.
- */
-export function slotKeys(slot: Slot): string[] {
-  const knownKind = slot.kind !== null && !SHAPE_KINDS.has(slot.kind) && slot.kind !== 'name' && slot.kind !== 'thing';
-  return sorted([
-    ...slot.about.map((t) => `a:${t}`),
-    ...slot.value.map((v) => `v:${v}`),
-    ...slot.replaces.map((v) => `v:${v}`),
-    ...(knownKind ? [`k:${slot.kind}`] : []),
-  ]);
-}
-
-/** A short readable name of the slot ("app desktop · database"), for the API and the console. */
-export function slotLabel(slot: Slot): string {
-  const about = slot.about.filter((t) => t !== 'pref').join(' ');
-  const kind = slot.kind && slot.kind !== 'thing' && slot.kind !== 'name' ? slot.kind : '';
-  return [about, kind].filter(Boolean).join(' · ') || (slot.value.join(' ') ?? '');
-}
-
-/**
  * The slot of a memory unit: read from its content for the kinds that state values (SLOT_KINDS);
  * a model's label ("desktop app / local database") replaces the about-terms read from the words,
  * since it names the subject the way the model understood it.
@@ -394,34 +364,6 @@ export function slotOf(kind: MemoryKind, content: string, label?: string | null,
   for (const t of slot.about) if (t === 'employ' || t === 'resid' || t === 'pref') about.add(t);
   return { ...slot, about: sorted(about) };
 }
-
-/**
- * A predicate that says how someone feels or what they are about to do, not an attribute's value:
- * "is determined to improve", "is gonna keep pushing", "is so excited to share", "is sure it'll
- * pay off". Intensifiers before it are skipped.
- */
-function stateOfMind(predicate: string): boolean {
-  const first = /^(?:(?:so|really|very|super|quite|totally|kinda|always|pretty|truly|just|also)\s+)*([\p{L}']+)/iu.exec(predicate.trim())?.[1]?.toLowerCase();
-  return first !== undefined && (EVALUATIVE_WORDS.has(first) || STATE_OF_MIND.has(first));
-}
-const STATE_OF_MIND = new Set([
-  'gonna',
-  'about',
-  'able',
-  'ready',
-  'willing',
-  'keen',
-  'eager',
-  'dying',
-  'afraid',
-  'worried',
-  'nervous',
-  'curious',
-  'hopeful',
-  'confident',
-  'committed',
-  'devoted',
-]);
 
 /**
  * Who said a statement is never its value nor a replaced one: the extractor writes "I" as the
@@ -446,45 +388,3 @@ export function changesState(slot: Slot): boolean {
   if (slot.value.length === 0) return false;
   return (slot.change && slot.kind !== 'thing') || slot.about.some((a) => a === 'employ' || a === 'resid' || a === 'manag');
 }
-
-/**
- * Words a memory's full-text key gets beside its content: its value's category and the attribute
- * the slot reader inferred ("Hetzner" → cloud host hosting deploy…), so a question in the
- * attribute's words finds a statement that only names the value.
- */
-export function slotKeyText(slot: Slot | null): string {
-  if (slot === null) return '';
-  // The categories of what it states and of what it drops ("no longer uses bash" is about a shell).
-  const kinds = new Set([slot.kind, ...[...slot.value, ...slot.replaces].map((v) => VALUE_CATEGORIES.get(v))]);
-  const words = [...[...kinds].map((k) => (k ? (CATEGORY_WORDS[k] ?? '') : '')), ...slot.about.map((a) => ATTRIBUTE_WORDS[a] ?? '')];
-  return [...new Set(words.filter(Boolean).join(' ').split(' '))].join(' ');
-}
-
-/**
- * The category words of the known values a text names ("We picked PostgreSQL" → database db data
- * storage store): what a question about the category is answered by, when the text only names
- * the value. For the match (src/recall/match.ts), not for keys.
- */
-export function categoryWords(text: string): string {
-  if (text.length > 4000) return '';
-  // One pass over the words (recall calls this for every candidate): up to three-word names.
-  const tokens = text.match(/[\p{L}\p{N}][\p{L}\p{N}.+#!_-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [];
-  const lower = tokens.map((t) => t.toLowerCase());
-  const kinds = new Set<string>();
-  for (let i = 0; i < lower.length; i++) {
-    for (let n = 3; n >= 1; n--) {
-      if (i + n > lower.length) continue;
-      let name = lower.slice(i, i + n).join(' ');
-      if (!VALUE_CATEGORIES.has(name) && name.endsWith('s')) name = name.slice(0, -1);
-      const kind = VALUE_CATEGORIES.get(name);
-      if (kind === undefined) continue;
-      if (AMBIGUOUS_VALUES.has(name) && !EVERYDAY_DRINKS.has(name) && !/^\p{Lu}/u.test(tokens[i] as string)) continue;
-      kinds.add(kind);
-      break;
-    }
-  }
-  return [...kinds].map((k) => CATEGORY_WORDS[k] ?? '').join(' ');
-}
-
-/** Every term a category answers to (CATEGORY_WORDS, as full-text terms): does a question name a category at all? */
-export const CATEGORY_TERMS: ReadonlySet<string> = new Set(ftsQuery(Object.values(CATEGORY_WORDS).join(' ')));

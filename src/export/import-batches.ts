@@ -12,7 +12,8 @@ import {
   importSignals,
   importWorkingMemory,
 } from '../db/sql/import.js';
-import { slotKeys, slotKeyText, type Slot } from '../domain/slots.js';
+import type { Slot } from '../domain/slots.js';
+import { slotKeys, slotKeyText } from '../domain/slot-keys.js';
 import { ftsDocument } from '../domain/text.js';
 import { embedDocuments } from '../embeddings.js';
 import { FIRST_STATUS, isFinished, type EventStatus } from '../queue/flow.js';

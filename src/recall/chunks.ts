@@ -1,5 +1,5 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
-import { CATEGORY_TERMS, categoryWords } from '../domain/slots.js';
+import { CATEGORY_TERMS, categoryWords } from '../domain/slot-keys.js';
 import { dayOfTime, overlaps, resolveRelativeDates, type DateSpan } from '../domain/dates.js';
 import { ftsQuery } from '../domain/text.js';
 import { cover, focusWeights, vectorFloor } from './match.js';

@@ -10,7 +10,8 @@ import { chunksOfMemories, memoriesOfEvents, type EventMemory } from '../db/sql/
 import { loadMemories } from '../db/sql/recall.js';
 import { asksAboutPast } from '../domain/query-intent.js';
 import { relate } from '../domain/slot-relate.js';
-import { readSlot, slotKeyText, type Slot } from '../domain/slots.js';
+import { readSlot, type Slot } from '../domain/slots.js';
+import { slotKeyText } from '../domain/slot-keys.js';
 import { ftsQuery } from '../domain/text.js';
 import type { RecallContext } from './context.js';
 import { memoryResult } from './results.js';

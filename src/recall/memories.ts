@@ -1,7 +1,7 @@
 import { keywordSearch, type TermWeight } from '../db/sql/recall-bm25.js';
 import { cover, focusWeights } from './match.js';
 import { entitiesInQuery, loadChunks, loadMemories, memoriesOfEntities, neighbourEntities, vectorSearch } from '../db/sql/recall.js';
-import { categoryWords } from '../domain/slots.js';
+import { categoryWords } from '../domain/slot-keys.js';
 import { ftsQuery } from '../domain/text.js';
 import { hasTimeExpression } from '../domain/query-intent.js';
 import { ENTITY_SIGNAL, fusedRelevance, GRAPH, MATCH_WEAK, SUPPORT_CHUNKS, zScores } from '../domain/scoring.js';

@@ -13,7 +13,7 @@
 import { asksAboutPast } from '../domain/query-intent.js';
 import { NEWER_REACH, SHARED_WORDS } from '../domain/scoring.js';
 import { lexiconSpans, nameSpans, shapeSpans } from '../domain/slot-spans.js';
-import { CATEGORY_TERMS, categoryWords } from '../domain/slots.js';
+import { CATEGORY_TERMS, categoryWords } from '../domain/slot-keys.js';
 import { ftsQuery } from '../domain/text.js';
 import { informative } from './match.js';
 import type { Candidate } from './rank.js';

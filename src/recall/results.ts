@@ -1,5 +1,5 @@
 import type { MemoryRow } from '../db/sql/recall.js';
-import { slotLabel } from '../domain/slots.js';
+import { slotLabel } from '../domain/slot-keys.js';
 import type { Candidate } from './rank.js';
 
 /** A memory as a recall result: what it says, whether it still holds, when it held, and its sources. */

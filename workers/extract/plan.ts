@@ -2,7 +2,8 @@ import type { MemoryNeighbour } from '../../src/db/sql/memories-write.js';
 import type { HeldVersion, RevertCandidate } from '../../src/db/sql/memory-chains.js';
 import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
 import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate, revertsTo } from '../../src/domain/slot-relate.js';
-import { slotKeys, type Slot } from '../../src/domain/slots.js';
+import type { Slot } from '../../src/domain/slots.js';
+import { slotKeys } from '../../src/domain/slot-keys.js';
 import { SUPERSEDING_ACTIONS, TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import type { PreparedMemory } from './prepare.js';
 

@@ -3,7 +3,8 @@ import { clampTime, storableTime } from '../../src/input.js';
 import { contentHash, ftsDocument, normalizeText } from '../../src/domain/text.js';
 import type { ExtractMessage, ExtractionResult } from '../../src/providers/llm/types.js';
 import type { MemoryKind } from '../../src/domain/vocabulary.js';
-import { slotKeyText, slotOf, type Slot } from '../../src/domain/slots.js';
+import { slotOf, type Slot } from '../../src/domain/slots.js';
+import { slotKeyText } from '../../src/domain/slot-keys.js';
 import { fullNameOf, isEntityName, isFullName, isNamePart, isRolePhrase, isSpeakerWord } from '../../src/domain/entity-names.js';
 
 /** Messages for an extractor: small integer indexes, never UUIDs. */

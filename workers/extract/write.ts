@@ -16,7 +16,8 @@ import {
   type TtlDefaults,
 } from '../../src/db/sql/memories-write.js';
 import { lockUserMemory, placeLateVersions, revertCandidatesBatch, versionsHeldAt } from '../../src/db/sql/memory-chains.js';
-import { slotKeys, type Slot } from '../../src/domain/slots.js';
+import type { Slot } from '../../src/domain/slots.js';
+import { slotKeys } from '../../src/domain/slot-keys.js';
 import { SUPERSEDING_ACTIONS } from '../../src/domain/vocabulary.js';
 import { addProvenanceLinks, type ProvenanceLink } from '../../src/db/sql/provenance.js';
 import { thresholdsFor } from '../../src/domain/reconcile.js';
