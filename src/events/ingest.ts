@@ -177,12 +177,16 @@ export class EventWriter {
 }
 
 /** Attempts at a write that PostgreSQL chose as a deadlock's victim. */
-const DEADLOCK_ATTEMPTS = 3;
+const DEADLOCK_ATTEMPTS = 5;
+/** Upper bound of the random pause before attempt n (× n): two victims that retried at once would meet again. */
+const DEADLOCK_JITTER_MS = 20;
 
 /**
  * On a server, two writers (API processes, the watcher, this writer's parallel group commits)
  * inserting the same keys in different orders deadlock; PostgreSQL aborts one. Written again, the
- * victim finds the other's rows committed and counts them as duplicates. Rows are not sorted by
+ * victim finds the other's rows committed and counts them as duplicates, after a short random
+ * pause (the other writer's next group may hold the same keys: in a CI run of 2026-12-07, under
+ * load, a victim retried at once deadlocked on all three attempts). Rows are not sorted by
  * key instead: their order is the request's, which `seq` records and the pipeline follows.
  */
 async function writeGroupRetryingDeadlocks(db: Db, group: Pending[]): Promise<InsertedEvent[][]> {
@@ -191,6 +195,7 @@ async function writeGroupRetryingDeadlocks(db: Db, group: Pending[]): Promise<In
       return await writeGroup(db, group);
     } catch (err) {
       if ((err as { code?: string }).code !== '40P01' || attempt >= DEADLOCK_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * DEADLOCK_JITTER_MS * attempt));
     }
   }
 }
