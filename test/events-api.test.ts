@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { withTenant } from '../src/db/pool.js';
 import { EventWriter, toEventRow } from '../src/events/ingest.js';
@@ -74,6 +74,24 @@ describe('POST /v1/events with API keys, Redis queues', () => {
     const jobs = await triageJobsHolding(m.deps, r.body.ids[0]);
     expect(jobs).toHaveLength(1);
     expect(jobs[0]?.data.eventIds).toEqual(expect.arrayContaining(r.body.ids));
+  });
+
+  it('holds new events while the batch handed on last is not searchable, then hands them on in one job (at most 2 s)', async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const id = async (content: string) => (await post({ content, user_id: 'u-hold' })).body.ids[0] as string;
+    const a = await id('hold: first');
+    await m.deps.dispatcher.flush(); // a is in flight, and stays `received`: no worker runs here
+    const b = await id('hold: second');
+    await sleep(400);
+    const c = await id('hold: third');
+    expect(await triageJobsHolding(m.deps, b)).toEqual([]);
+    await rows(m, 'default', `UPDATE events SET status = 'done' WHERE id = $1`, [a]);
+    await vi.waitFor(async () => expect((await triageJobsHolding(m.deps, b)).map((j) => j.data.eventIds)).toEqual([[b, c]]), { timeout: 1_500 });
+    // b and c stay `received`: d waits for them, but no longer than the hold's bound
+    const d = await id('hold: fourth');
+    await sleep(1_000);
+    expect(await triageJobsHolding(m.deps, d)).toEqual([]);
+    await vi.waitFor(async () => expect(await triageJobsHolding(m.deps, d)).toHaveLength(1), { timeout: 2_000 });
   });
 
   it('stores one event per idempotency key and answers the stored id for duplicates', async () => {
