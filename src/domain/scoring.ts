@@ -80,6 +80,19 @@ export const AUTO_MEMORY_SCALE = 0.6;
  * in the replica (2026-12-05).
  */
 export const SESSION_WEIGHT = 0.3;
+/**
+ * `memories` mode: weight, in relevance's z units, of the z-scored keyword score of a memory's
+ * best source chunk (src/recall/evidence.ts; one unit per turn inherits it). A memory's own key is
+ * one short sentence; its turn's chunk is keyed with its neighbours, time, speaker and session.
+ * Swept on the LoCoMo dev file's tune pair (conv-26, conv-30; one kept database, 2026-12-07, the
+ * first version of the mechanism, before superseded memories passed their chunks' evidence to
+ * their successors): R@10 55.2 (off) -> 70.2 / 71.1 / 71.9 / 72.3 at 2 / 4 / 6 / 10; the check
+ * pair (conv-44, conv-47) 53.2 -> 71.3 / 71.2 / 71.2 at 4 / 6 / 10. 6: the chunk's evidence
+ * orders the units, their own signals break ties and bring in units no chunk found; beyond it
+ * the tune pair gains little and the check pair nothing. The truth scenarios scored the same at
+ * 2 as at 6 (their failures then came from the superseded memories, not the weight).
+ */
+export const EVIDENCE_WEIGHT = 6;
 /** Freshness halves every this many days. Not measured (set with the first recall path, 2026-11-29). */
 export const HALF_LIFE_DAYS = 14;
 /**

@@ -1,7 +1,7 @@
 import type { Slot } from '../../domain/slots.js';
 import type { Queryable } from '../pool.js';
 import { loadChunks, type ChunkRow } from './recall.js';
-import { chunkConditions, Params, where, type RecallScope } from './recall-filters.js';
+import { chunkConditions, memoryConditions, Params, where, type RecallScope } from './recall-filters.js';
 
 export interface EventMemory {
   event_id: string;
@@ -98,6 +98,44 @@ export async function eventsOfMemories(tx: Queryable, memoryIds: string[]): Prom
   const { rows } = await tx.query<{ memory_id: string; event_id: string }>(
     `SELECT object_id AS memory_id, event_id FROM provenance WHERE object_type = 'memory' AND object_id = ANY($1::uuid[])`,
     [memoryIds],
+  );
+  return rows;
+}
+
+/**
+ * The memories the given chunks are evidence of (provenance by the chunk's event) as they hold
+ * now: a superseded memory is followed along superseded_by to the current version of its chain
+ * (at most CHAIN_DEPTH versions), as a stale chunk brings in the statement that replaced it in
+ * `chunks` mode; an assistant turn that made no memory of its own stands for the turn it answers
+ * ("Understood: code hosting is GitHub now"). Only memories within the recall's memory scope are returned; a chain that ends
+ * in a deleted or archived version gives none. (chunk, memory) pairs, one statement.
+ */
+export async function currentMemoriesOfChunks(tx: Queryable, chunkIds: string[], scope: RecallScope): Promise<Array<{ chunk_id: string; memory_id: string }>> {
+  if (chunkIds.length === 0) return [];
+  const p = new Params();
+  const ids = p.add(chunkIds);
+  const { rows } = await tx.query<{ chunk_id: string; memory_id: string }>(
+    `WITH RECURSIVE src AS (
+       SELECT c.id AS chunk_id, c.event_id FROM chunks c WHERE c.id = ANY(${ids}::uuid[])
+       UNION ALL
+       -- An assistant turn without memories of its own stands for the turn it answers (as in memoriesOfEvents).
+       SELECT c.id, prev.id
+       FROM chunks c JOIN events e ON e.id = c.event_id
+       CROSS JOIN LATERAL (
+         SELECT q.id, q.role FROM events q
+         WHERE q.session_id = e.session_id AND q.user_id IS NOT DISTINCT FROM e.user_id AND q.dataset = e.dataset AND q.seq < e.seq
+         ORDER BY q.seq DESC LIMIT 1) prev
+       WHERE c.id = ANY(${ids}::uuid[]) AND e.role = 'assistant' AND e.session_id IS NOT NULL AND prev.role IS DISTINCT FROM 'assistant'
+         AND NOT EXISTS (SELECT 1 FROM provenance o WHERE o.object_type = 'memory' AND o.event_id = e.id)),
+     walk(chunk_id, id, status, next, depth) AS (
+       SELECT s.chunk_id, m.id, m.status, m.superseded_by, 0
+       FROM src s JOIN provenance p ON p.object_type = 'memory' AND p.event_id = s.event_id JOIN memories m ON m.id = p.object_id
+       UNION ALL
+       SELECT w.chunk_id, m.id, m.status, m.superseded_by, w.depth + 1 FROM walk w JOIN memories m ON m.id = w.next
+       WHERE w.status = 'superseded' AND w.depth < ${CHAIN_DEPTH})
+     SELECT DISTINCT w.chunk_id, m.id AS memory_id FROM walk w JOIN memories m ON m.id = w.id
+     WHERE w.status <> 'superseded' AND ${where(memoryConditions(scope, p))}`,
+    p.values,
   );
   return rows;
 }
