@@ -224,6 +224,19 @@ describe('the match floor', () => {
     expect(answer.results[0]?.content).toMatch(/PostgreSQL/);
   });
 
+  it('finds a turn said in other words (src/domain/synonyms.ts), and still answers none for what was never said', async () => {
+    const r = await postJson(`${m.url}/v1/events?wait=searchable`, {
+      user_id: 'pat',
+      session_id: 's1',
+      content: 'the neighbor said trash and recycling get picked up Thursday mornings, so bins out Wednesday night',
+    });
+    expect(r.body.searchable).toBe(true);
+    const answer = await recall({ user_id: 'pat', query: 'When does the garbage truck come by?' });
+    expect(answer.match).not.toBe('none');
+    expect(answer.results[0]?.content).toMatch(/Thursday/);
+    expect(await recall({ user_id: 'pat', query: "Who's our plumber?" })).toMatchObject({ match: 'none', results: [] });
+  });
+
   it('answers strong when the question is plainly stored', async () => {
     expect((await recall({ user_id: 'dana', query: 'desktop app database' })).match).toBe('strong');
   });

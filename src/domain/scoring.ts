@@ -178,6 +178,13 @@ export const MATCH_STRONG = 0.5;
  */
 export const MATCH_WEAK = 0.05;
 /**
+ * A synonym of a query word (src/domain/synonyms.ts) weighs this share of its own idf in the
+ * keyword retriever: a turn in the question's own words still ranks above one in other words.
+ * A key holding it holds the query word for the match (full cover). Set at 0.5 before measuring
+ * (docs/performance-history.md, 2026-12-07 "synonyms").
+ */
+export const SYNONYM_WEIGHT = 0.5;
+/**
  * Cosine similarity at which a semantic embedder's vector alone says "related" (src/recall/match.ts
  * vectorFloor): `useLite` for the offline Universal Sentence Encoder lite, `provider` for provider
  * models. Set with the match floor (2026-12-06, 8d116c7); not swept.

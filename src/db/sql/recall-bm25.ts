@@ -16,6 +16,8 @@ import {
   type KeywordTable as Table,
 } from './recall-bm25-ctes.js';
 import { Params, type RecallScope } from './recall-filters.js';
+import { withSynonyms } from '../../domain/synonyms.js';
+import { SYNONYM_WEIGHT } from '../../domain/scoring.js';
 
 export interface KeywordHit {
   id: string;
@@ -100,12 +102,21 @@ export async function keywordSearch(
   opts: { candidates?: 'rare-first' | 'all'; stats?: { weights?: TermWeight[] } } = {},
 ): Promise<KeywordHit[]> {
   if (queryDoc.trim() === '') return [];
-  const terms = await termWeights(tx, table, f, queryDoc);
+  // The query's words and their synonyms (src/domain/synonyms.ts): an added term weighs
+  // SYNONYM_WEIGHT of its own idf, and a key holding it holds the query's word it stands for.
+  const { terms: expanded, origin } = withSynonyms(queryDoc.split(/\s+/).filter(Boolean));
+  const terms = (await termWeights(tx, table, f, expanded.join(' '))).map((t) => (origin.has(t.term) ? { ...t, w: t.w * SYNONYM_WEIGHT } : t));
   if (opts.stats) opts.stats.weights = terms;
   if (terms.length === 0) return [];
   const { text, values } = keywordSql(table, f, terms, k, sessionWeight, opts.candidates);
   const { rows } = await tx.query<KeywordHit>(text, values);
-  return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25), session: Number(r.session), score: Number(r.score), matched: r.matched ?? [] }));
+  return rows.map((r) => ({
+    id: r.id,
+    bm25: Number(r.bm25),
+    session: Number(r.session),
+    score: Number(r.score),
+    matched: [...new Set((r.matched ?? []).map((t) => origin.get(t) ?? t))],
+  }));
 }
 
 /** The keyword statement of keywordSearch for the query's `terms` (termWeights), not run. */
