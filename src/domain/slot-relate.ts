@@ -6,6 +6,7 @@
  */
 import { PERSONAL_CATEGORIES } from './slot-lexicon.js';
 import { fold, SHAPE_KINDS, type Slot, type SlotRelation } from './slots.js';
+import { synonymous } from './synonyms.js';
 import { ftsStem } from './text.js';
 
 /** Categories and shapes that can hold each other's values ("10" for a time, a name for a known category). */
@@ -36,7 +37,9 @@ export function aboutAgreement(a: Slot, b: Slot): number {
   const x = a.about.filter((t) => t !== 'pref');
   const y = b.about.filter((t) => t !== 'pref');
   if (x.length === 0 || y.length === 0) return 0;
-  return overlap(x, y) / Math.min(x.length, y.length);
+  // A subject in other words agrees too ("the kids" / "the children", src/domain/synonyms.ts).
+  const [small, large] = x.length <= y.length ? [x, y] : [y, x];
+  return small.filter((t) => large.some((u) => synonymous(t, u))).length / small.length;
 }
 
 /**

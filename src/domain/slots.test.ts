@@ -9,6 +9,9 @@ const PAIRS: Array<[string, string, SlotRelation]> = [
   ['For the desktop app we use Postgres as the local database.', 'We moved the desktop app from Postgres to SQLite.', 'replaces'],
   ['For the desktop app we use Postgres as the local database.', 'We switched the desktop client to SQLite.', 'replaces'],
   ['We use Jenkins for CI.', 'We replaced Jenkins with GitHub Actions.', 'replaces'],
+  // A subject in other words (src/domain/synonyms.ts).
+  ["The kids' pediatrician is Dr. Alvarez.", "The children's pediatrician is Dr. Chen now.", 'replaces'],
+  ['My broadband provider is Comcast.', 'We switched our internet to Fios.', 'replaces'],
   ['We use Jenkins for CI.', 'Jenkins is gone, we use GitHub Actions now.', 'replaces'],
   ['We run CI on CircleCI.', 'we ditched CircleCI for GitHub Actions', 'replaces'],
   ['Priya is the tech lead.', 'Marco took over from Priya as tech lead.', 'replaces'],
