@@ -1,6 +1,6 @@
 import type { Slot } from '../../domain/slots.js';
 import type { Queryable } from '../pool.js';
-import { loadChunks, type ChunkRow } from './recall.js';
+import { loadChunks, QUESTION_SQL, type ChunkRow } from './recall.js';
 import { chunkConditions, memoryConditions, Params, where, type RecallScope } from './recall-filters.js';
 
 export interface EventMemory {
@@ -106,9 +106,11 @@ export async function eventsOfMemories(tx: Queryable, memoryIds: string[]): Prom
  * The memories the given chunks are evidence of (provenance by the chunk's event) as they hold
  * now: a superseded memory is followed along superseded_by to the current version of its chain
  * (at most CHAIN_DEPTH versions), as a stale chunk brings in the statement that replaced it in
- * `chunks` mode; an assistant turn that made no memory of its own stands for the turn it answers
- * ("Understood: code hosting is GitHub now"). Only memories within the recall's memory scope are returned; a chain that ends
- * in a deleted or archived version gives none. (chunk, memory) pairs, one statement.
+ * `chunks` mode; an assistant turn that made no memory of its own and asks nothing stands for the
+ * turn it answers ("Understood: code hosting is GitHub now"). One that asks ("Noted. When do you
+ * ship?") does not: its words are the next question, not a repetition of the turn before. Only
+ * memories within the recall's memory scope are returned; a chain that ends in a deleted or
+ * archived version gives none. (chunk, memory) pairs, one statement.
  */
 export async function currentMemoriesOfChunks(tx: Queryable, chunkIds: string[], scope: RecallScope): Promise<Array<{ chunk_id: string; memory_id: string }>> {
   if (chunkIds.length === 0) return [];
@@ -118,7 +120,7 @@ export async function currentMemoriesOfChunks(tx: Queryable, chunkIds: string[],
     `WITH RECURSIVE src AS (
        SELECT c.id AS chunk_id, c.event_id FROM chunks c WHERE c.id = ANY(${ids}::uuid[])
        UNION ALL
-       -- An assistant turn without memories of its own stands for the turn it answers (as in memoriesOfEvents).
+       -- An assistant turn without memories of its own that asks nothing stands for the turn it answers (as in memoriesOfEvents).
        SELECT c.id, prev.id
        FROM chunks c JOIN events e ON e.id = c.event_id
        CROSS JOIN LATERAL (
@@ -126,6 +128,7 @@ export async function currentMemoriesOfChunks(tx: Queryable, chunkIds: string[],
          WHERE q.session_id = e.session_id AND q.user_id IS NOT DISTINCT FROM e.user_id AND q.dataset = e.dataset AND q.seq < e.seq
          ORDER BY q.seq DESC LIMIT 1) prev
        WHERE c.id = ANY(${ids}::uuid[]) AND e.role = 'assistant' AND e.session_id IS NOT NULL AND prev.role IS DISTINCT FROM 'assistant'
+         AND c.content !~ ${p.add(QUESTION_SQL)}
          AND NOT EXISTS (SELECT 1 FROM provenance o WHERE o.object_type = 'memory' AND o.event_id = e.id)),
      walk(chunk_id, id, status, next, depth) AS (
        SELECT s.chunk_id, m.id, m.status, m.superseded_by, 0
