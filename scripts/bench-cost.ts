@@ -216,7 +216,7 @@ async function run(db: string, stubUrl: string, events: object[], warmup: object
 const PARTS: Array<[string, string[]]> = [
   ['triage', ['triage.handle']],
   ['chunk (tokenise)', ['chunk.handle']],
-  ['chunk write (keys, BM25 stats triggers)', ['chunk.write']],
+  ['chunk write (keys, BM25 stats triggers, term fold)', ['chunk.write', 'chunk.fold']],
   ['embed call', ['embed.handle', 'embed.provider']],
   ['embed write (HNSW, key vectors)', ['embed.write']],
   ['extract ask', ['extract.handle', 'extract.provider']],

@@ -4,6 +4,7 @@ import { slotKeyText } from '../domain/slot-keys.js';
 import { FTS_KEYS_VERSION, ftsDocument, metaDocument } from '../domain/text.js';
 import type { Logger } from '../logger.js';
 import { listTenants } from './pool.js';
+import { foldTermDeltas } from './sql/bm25-fold.js';
 import { refreshChunkKeys } from './sql/chunks.js';
 
 /** pg_advisory_lock key: one upgrade at a time across replicas (the migrator's is 727001). */
@@ -87,6 +88,8 @@ async function inTenant<T>(owner: pg.Client, tenant: string, fn: () => Promise<T
   await owner.query(`BEGIN; SELECT set_config('app.tenant_id', ${owner.escapeLiteral(tenant)}, true)`);
   try {
     const out = await fn();
+    // Each batch's rewritten keys leave term deltas; folded with it, so none pile up over a whole corpus.
+    await foldTermDeltas(owner, 1);
     await owner.query('COMMIT');
     return out;
   } catch (err) {

@@ -1,5 +1,6 @@
 import { withTenant } from '../../src/db/pool.js';
 import { chunkedByJob, eventsToChunk, insertChunks, lockTriaged, type EventToChunk, type NewChunk } from '../../src/db/sql/chunks.js';
+import { foldTermDeltas } from '../../src/db/sql/bm25-fold.js';
 import { finishRun, startRun } from '../../src/db/sql/runs.js';
 import { chunkSections } from '../../src/domain/chunking.js';
 import { loadTokenizer } from '../../src/domain/tokens.js';
@@ -65,7 +66,13 @@ export const chunk = defineStage({
         );
       }
     }
-    return { chunks, toEmbed: await withTenant(deps.db, tenantId, (tx) => chunkedByJob(tx, eventIds, String(job.id))) };
+    // The term deltas these writes logged are folded into the statistics once enough of the
+    // tenant's wait (foldTermDeltas), in the transaction that reads what goes on to embedding.
+    const toEmbed = await withTenant(deps.db, tenantId, async (tx) => {
+      await deps.metrics.stageCpu.part('fold', () => foldTermDeltas(tx));
+      return chunkedByJob(tx, eventIds, String(job.id));
+    });
+    return { chunks, toEmbed };
   },
   // Events this job chunked (its run rows say so, also on a retry after the commit) go on to
   // embedding. Events another job chunked are left to that job: overlapping chunk jobs (the

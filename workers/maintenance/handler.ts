@@ -2,6 +2,7 @@ import { defineStage } from '../../src/queue/stage.js';
 import { reembedTick } from '../../src/reembed/index.js';
 import { enqueueBriefings } from './briefing-tick.js';
 import { enqueueDueDreams } from './dream-triggers.js';
+import { foldAllTermDeltas } from './fold.js';
 import { refreshDecay, sweepExpired } from './lifecycle.js';
 import { requeueStoredEvents } from './requeue.js';
 import { MaintenanceInput } from './schema.js';
@@ -17,7 +18,7 @@ export const maintenance = defineStage({
       case 'requeue': {
         const result = await requeueStoredEvents(deps);
         if (result.requeued > 0 || result.lost > 0) log.info(result, 'requeued stored events');
-        return result;
+        return { ...result, termDeltasFolded: await foldAllTermDeltas(deps) };
       }
       case 'ttl-sweep': {
         const result = await sweepExpired(deps);

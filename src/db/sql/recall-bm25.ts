@@ -205,18 +205,26 @@ export function rareTerms(terms: TermWeight[], keep: number): { rare: string[]; 
   return { rare: split.rare, restBound: split.restBound };
 }
 
-/** The query's lexemes with their idf in the scope, and the scope's documents and average key length. */
+/**
+ * The query's lexemes with their idf in the scope, and the scope's documents and average key length.
+ * A term's document frequency is its bm25_terms rows plus the deltas not yet folded into them
+ * (bm25_term_deltas, foldTermDeltas), read in one statement: one snapshot sees a fold's deltas
+ * either still pending or already in bm25_terms, so the frequency is exact either way.
+ */
 export async function termWeights(tx: Queryable, table: Table, f: RecallScope, queryDoc: string): Promise<TermWeight[]> {
   const p = new Params();
   const doc = p.add(queryDoc);
   const corpus = p.add(table);
   const scope = scopeOfStats(f, p);
   const { rows } = await tx.query<TermWeight>(
-    `WITH lex AS (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
+    `WITH lex AS MATERIALIZED (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('simple', ${doc})) u),
      st AS (SELECT coalesce(sum(docs), 0)::float8 AS n, coalesce(sum(total_len) / nullif(sum(docs), 0), ${NO_DOCS_AVGDL})::float8 AS avgdl
-            FROM bm25_docs WHERE corpus = ${corpus} ${scope})
+            FROM bm25_docs WHERE corpus = ${corpus} ${scope}),
+     stored AS (SELECT term, df FROM bm25_terms WHERE corpus = ${corpus} AND term IN (SELECT term FROM lex) ${scope}),
+     pending AS (SELECT u.term, x.sign AS df FROM bm25_term_deltas x, unnest(x.terms) AS u(term)
+                 WHERE x.corpus = ${corpus} ${scope} AND x.terms && ARRAY(SELECT term FROM lex) AND u.term IN (SELECT term FROM lex))
      SELECT l.term, ${idf('st.n', 'coalesce(d.df, 0)')} AS w, coalesce(d.df, 0) AS df, st.avgdl, st.n FROM lex l CROSS JOIN st
-     LEFT JOIN (SELECT term, sum(df)::float8 AS df FROM bm25_terms WHERE corpus = ${corpus} AND term IN (SELECT term FROM lex) ${scope} GROUP BY term) d USING (term)
+     LEFT JOIN (SELECT term, sum(df)::float8 AS df FROM (SELECT * FROM stored UNION ALL SELECT * FROM pending) s GROUP BY term) d USING (term)
      ORDER BY l.term`,
     p.values,
   );
