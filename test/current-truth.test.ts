@@ -237,6 +237,22 @@ describe('the match floor', () => {
     expect(await recall({ user_id: 'pat', query: "Who's our plumber?" })).toMatchObject({ match: 'none', results: [] });
   });
 
+  it("puts the user's own statement of a time above an assistant's greeting and a value of no time", async () => {
+    const turn = (h: number, role: string, content: string) => ({ user_id: 'ivy', session_id: 'i1', occurred_at: day(5, h), role, content });
+    await send([
+      turn(9, 'user', 'hi! I run the platform group, just getting started'),
+      turn(10, 'assistant', 'Hi Ivy! Great to meet you.'),
+      turn(11, 'user', 'our standup is at 10:15, twenty minutes, no slides'),
+      turn(12, 'assistant', 'Will do.'),
+    ]);
+    // "meet" is in the greeting; the standup turn answers in other words (check-in) and gives a time.
+    const answer = await recall({ user_id: 'ivy', query: 'what time do we meet for the daily check-in?' });
+    expect(answer.results[0]?.content).toMatch(/10:15/);
+    // Asked what the assistant said, its turns are first-hand again.
+    const said = await recall({ user_id: 'ivy', query: 'did you say it was great to meet me?' });
+    expect(said.results[0]?.content).toMatch(/meet you/);
+  });
+
   it('answers strong when the question is plainly stored', async () => {
     expect((await recall({ user_id: 'dana', query: 'desktop app database' })).match).toBe('strong');
   });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { asksAboutPast, asksAboutTime, asksOnly, hasTimeExpression, namesParticipant, queryWords } from './query-intent.js';
+import {
+  asksAboutPast,
+  asksAboutTime,
+  asksAssistant,
+  asksOnly,
+  expectedShapes,
+  hasTimeExpression,
+  holdsShape,
+  namesParticipant,
+  queryWords,
+} from './query-intent.js';
 import { minMax, zScores } from './scoring.js';
 
 describe('query intent', () => {
@@ -26,6 +36,43 @@ describe('query intent', () => {
     ])
       expect(hasTimeExpression(t), t).toBe(true);
     for (const t of ['That painting is lovely.', 'We use PostgreSQL with pgvector.']) expect(hasTimeExpression(t), t).toBe(false);
+  });
+
+  it('reads the shape of value a question asks for', () => {
+    const cases: Array<[string, string[]]> = [
+      ['what time do we meet for the daily check-in?', ['time']],
+      ['Which afternoon do I collect the children from school?', ['date', 'day']],
+      ['By what day each month do I have to pay the landlord?', ['date', 'day']],
+      ['what am I paying monthly to work out?', ['money']],
+      ['How much can I spend on food shopping per month?', ['money', 'quantity']],
+      ['how long is an iteration?', ['duration']],
+      ['which runtime version should my local nvm be set to?', ['number', 'version']],
+      ['How many dogs does Andrew have?', ['duration', 'money', 'number', 'quantity']],
+    ];
+    for (const [q, kinds] of cases) expect([...expectedShapes(q)].sort(), q).toEqual(kinds);
+    // A question for a thing, a person or a place asks for no shape; "how much time" is no amount.
+    for (const q of ['What coffee do I usually order?', 'Who is my boss?', 'Where is our app deployed these days?', 'how much time do I have left?'])
+      expect([...expectedShapes(q)], q).toEqual([]);
+  });
+
+  it('finds a value of the asked shape in a text, not a word of the same topic', () => {
+    const time = expectedShapes('what time do we meet for the daily check-in?');
+    expect(holdsShape('our standup is at 9:45, fifteen minutes', time)).toBe(true);
+    expect(holdsShape('Hi Ana! Nice to meet you.', time)).toBe(false);
+    const day = expectedShapes('By what day each month do I have to pay the landlord?');
+    expect(holdsShape('the due date moves to the 5th', day)).toBe(true);
+    expect(holdsShape('Tuesdays work best for me', day)).toBe(true);
+    expect(holdsShape('the landlord is nice', day)).toBe(false);
+    const money = expectedShapes('what am I paying monthly to work out?');
+    expect(holdsShape('the gym raised the membership to €52 a month', money)).toBe(true);
+    expect(holdsShape('A common rule of thumb is 5–10% of take-home pay.', money)).toBe(false);
+  });
+
+  it("tells a question about what the assistant said from one about the user's life", () => {
+    for (const q of ['What did you recommend for my knee?', 'which plan did you make me last week?', 'what was your advice on the lease?'])
+      expect(asksAssistant(q), q).toBe(true);
+    for (const q of ['What coffee do I usually order?', 'do you know when my rent is due?', 'where do our builds run right now?'])
+      expect(asksAssistant(q), q).toBe(false);
   });
 
   it('matches a participant named in the query, stopwords and possessives included', () => {

@@ -1,7 +1,9 @@
 /**
  * Cheap signals of what a recall query asks for, read before any SQL (microseconds): whether it
- * asks about time, and which words it contains (to match participants' names). Pure, no I/O.
+ * asks about time, what shape of value it asks for, whether it asks what the assistant said, and
+ * which words it contains (to match participants' names). Pure, no I/O.
  */
+import { shapeSpans } from './slot-spans.js';
 
 /** "when …", "how long …", "since when", "what year/month/day/date/time", "how many days/weeks/…". */
 const TEMPORAL_QUERY_RE =
@@ -84,6 +86,49 @@ function onlyRequests(sentence: string): boolean {
     .map((x) => x.trim())
     .filter(saysSomething);
   return clauses.length > 0 && clauses.every((x) => REQUEST_RE.test(x));
+}
+
+/**
+ * The query asks what the assistant said or did ("what did you recommend for…", "which plan did
+ * you make me?", "your advice on…"): then the assistant's turns are first-hand evidence.
+ */
+const ASKS_ASSISTANT_RE =
+  /\b(?:you|u)\s+(?:\w+\s+)?(?:said|say|told|tell|recommend|recommended|suggest|suggested|propose|proposed|advise|advised|mention|mentioned|wrote|write|gave|give|made|make|set|send|sent|explain|explained|answer|answered|think|thought|plan|planned|draft|drafted|book|booked|promise|promised)\b|\byour\s+(?:advice|suggestion|recommendation|answer|plan|reply|idea|tip|take|opinion|draft)s?\b/i;
+
+export function asksAssistant(query: string): boolean {
+  return ASKS_ASSISTANT_RE.test(query);
+}
+
+/**
+ * What shape of value a question asks for, by its question phrase: "what time" a time, "which
+ * day" / "by what day" a date (a weekday or "the 5th" included), "how much" / "what do I pay" an
+ * amount, "how long" a duration, "which version" a version, "how many" a count. Kinds as
+ * src/domain/slot-spans.ts shapeSpans names them, plus `day` for an ordinal day of the month.
+ */
+const ANSWER_SHAPES: ReadonlyArray<[RegExp, readonly string[]]> = [
+  [/\b(?:what|which|at what)\s+time\b|\btime of (?:the )?day\b|\bwhat hour\b|\bhow (?:early|late)\b/i, ['time']],
+  [/\b(?:what|which|by what)\s+(?:day|days|date|weekday|weekdays|mornings?|afternoons?|evenings?|nights?)\b/i, ['date', 'day']],
+  [/\bhow much\b(?!\s+(?:time|longer|more time)\b)/i, ['money', 'quantity']],
+  [
+    /\bwhat\s+(?:do|does|did|am|are|is|will|should|can)\s+(?:i|we|it|they|you|he|she)\s+(?:\w+\s+)?(?:pay|paying|spend|spending|charge|charging|earn|earning|owe)\b|\b(?:cost|costs|price|prices|fee|fees|salary|budget|pay rate)\b/i,
+    ['money'],
+  ],
+  [/\bhow long\b/i, ['duration']],
+  [/\bversions?\b/i, ['version', 'number']],
+  [/\bhow many\b|\bhow (?:big|large|far|heavy|fast|old)\b/i, ['number', 'quantity', 'money', 'duration']],
+  [/\bpercent(?:age)?\b|\bwhat share\b/i, ['percent']],
+];
+
+export function expectedShapes(query: string): Set<string> {
+  const out = new Set<string>();
+  for (const [re, kinds] of ANSWER_SHAPES) if (re.test(query)) for (const k of kinds) out.add(k);
+  return out;
+}
+
+/** The text states a value of one of the shapes a question asks for (expectedShapes). */
+export function holdsShape(text: string, kinds: ReadonlySet<string>): boolean {
+  if (kinds.has('day') && /\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b/i.test(text)) return true;
+  return shapeSpans(text).some((s) => kinds.has(s.kind));
 }
 
 export function hasTimeExpression(text: string): boolean {

@@ -19,7 +19,7 @@ import {
   SUPPORT_MEMORIES,
   zScores,
 } from '../domain/scoring.js';
-import { asksOnly, hasTimeExpression, namesParticipant } from '../domain/query-intent.js';
+import { asksAssistant, asksOnly, expectedShapes, hasTimeExpression, holdsShape, namesParticipant } from '../domain/query-intent.js';
 import type { RecallContext } from './context.js';
 import { normalise, rankWithFloor, type Candidate, type Ranked } from './rank.js';
 
@@ -50,6 +50,9 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
   const zv = zScores(ids, vec);
   const relOf = new Map<string, number>();
   const matched = new Map(keyword.map((h) => [h.id, h.matched]));
+  // The user's own words are first-hand evidence of the user's life; an assistant's turn repeats them or says something general.
+  const secondHand = !asksAssistant(ctx.input.query);
+  const shapes = expectedShapes(ctx.input.query);
   const out = rows.map((c): Candidate => {
     let rel: number;
     if (retrievers === 'keyword') rel = kw.get(c.id) ?? 0;
@@ -62,6 +65,8 @@ export async function chunkCandidates(ctx: RecallContext, k: number, retrievers:
         // Very short turns ("Thanks!", "Wow") rarely hold evidence but match through their neighbours.
         tokens: c.tokens,
         asks: asksOnly(c.content),
+        assistant: secondHand && c.role === 'assistant',
+        shape: shapes.size > 0 && holdsShape(c.content, shapes),
       });
     relOf.set(c.id, rel);
     const cand = chunkCandidate(c, vec.get(c.id), kw.get(c.id));

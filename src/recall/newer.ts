@@ -14,6 +14,7 @@ import { asksAboutPast } from '../domain/query-intent.js';
 import { NEWER_REACH, SHARED_WORDS } from '../domain/scoring.js';
 import { lexiconSpans, nameSpans, shapeSpans } from '../domain/slot-spans.js';
 import { CATEGORY_TERMS, categoryWords } from '../domain/slot-keys.js';
+import { withSynonyms } from '../domain/synonyms.js';
 import { ftsQuery } from '../domain/text.js';
 import { informative } from './match.js';
 import type { Candidate } from './rank.js';
@@ -81,7 +82,8 @@ export function sameTopic(a: ReadonlySet<string>, b: ReadonlySet<string>, focus:
 export function preferNewerValues(candidates: Candidate[], query: string, terms: readonly string[], asOf?: string): void {
   if (!asksAboutPresent(query)) return;
   const then = asOf === undefined ? undefined : Date.parse(asOf);
-  const focus = new Set(informative(terms));
+  // A statement in other words of the question's still speaks to it ("the kids" of "the children").
+  const focus = new Set(withSynonyms(informative(terms)).terms);
   if (focus.size === 0) return;
   // Stale candidates too: a newer statement goes above them (they may have gained since they were marked).
   const reach = [...candidates].sort((a, b) => b.rel - a.rel).slice(0, NEWER_REACH);

@@ -172,6 +172,8 @@ export interface ChunkRow {
   importance: number | null;
   /** Who said it: the event's metadata.speaker, else its role. */
   speaker: string | null;
+  /** The event's role (user, assistant, tool, system), null when it has none. */
+  role: string | null;
   /** Tokens of its own text. */
   tokens: number;
   /** The next chunk of its session when its text asks a question (QUESTION_SQL), else null. */
@@ -185,7 +187,7 @@ export async function loadChunks(tx: Queryable, ids: string[]): Promise<ChunkRow
   if (ids.length === 0) return [];
   const { rows } = await tx.query<ChunkRow>(
     `SELECT c.id, c.content, c.event_id, c.occurred_at, c.created_at, c.session_id, c.dataset, e.importance,
-            coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker, c.tokens,
+            coalesce(e.metadata->>'speaker', e.metadata->>'name', e.role) AS speaker, e.role, c.tokens,
             CASE WHEN c.session_id IS NOT NULL AND c.content ~ $2 THEN
               (SELECT n.id FROM chunks n
                WHERE n.tenant_id = c.tenant_id AND n.session_id = c.session_id AND (n.occurred_at, n.event_seq, n.idx) > (c.occurred_at, c.event_seq, c.idx)
