@@ -102,6 +102,13 @@ export async function eventsOfMemories(tx: Queryable, memoryIds: string[]): Prom
   return rows;
 }
 
+/** A (chunk, memory) pair of currentMemoriesOfChunks. */
+export interface ChunkMemory {
+  chunk_id: string;
+  memory_id: string;
+  restates: boolean;
+}
+
 /**
  * The memories the given chunks are evidence of (provenance by the chunk's event) as they hold
  * now: a superseded memory is followed along superseded_by to the current version of its chain
@@ -110,13 +117,16 @@ export async function eventsOfMemories(tx: Queryable, memoryIds: string[]): Prom
  * turn it answers ("Understood: code hosting is GitHub now"). One that asks ("Noted. When do you
  * ship?") does not: its words are the next question, not a repetition of the turn before. Only
  * memories within the recall's memory scope are returned; a chain that ends in a deleted or
- * archived version gives none. (chunk, memory) pairs, one statement.
+ * archived version gives none. (chunk, memory) pairs, one statement, each saying whether the
+ * chunk `restates` the memory: it is an assistant turn that repeats a memory stated before it (it
+ * stands for the turn it answers, or the memory has an earlier source event: "Noted: Redis for
+ * caching, releases on Tuesday" confirms "our service caches with Redis").
  */
-export async function currentMemoriesOfChunks(tx: Queryable, chunkIds: string[], scope: RecallScope): Promise<Array<{ chunk_id: string; memory_id: string }>> {
+export async function currentMemoriesOfChunks(tx: Queryable, chunkIds: string[], scope: RecallScope): Promise<ChunkMemory[]> {
   if (chunkIds.length === 0) return [];
   const p = new Params();
   const ids = p.add(chunkIds);
-  const { rows } = await tx.query<{ chunk_id: string; memory_id: string }>(
+  const { rows } = await tx.query<ChunkMemory>(
     `WITH RECURSIVE src AS (
        SELECT c.id AS chunk_id, c.event_id FROM chunks c WHERE c.id = ANY(${ids}::uuid[])
        UNION ALL
@@ -130,15 +140,35 @@ export async function currentMemoriesOfChunks(tx: Queryable, chunkIds: string[],
        WHERE c.id = ANY(${ids}::uuid[]) AND e.role = 'assistant' AND e.session_id IS NOT NULL AND prev.role IS DISTINCT FROM 'assistant'
          AND c.content !~ ${p.add(QUESTION_SQL)}
          AND NOT EXISTS (SELECT 1 FROM provenance o WHERE o.object_type = 'memory' AND o.event_id = e.id)),
-     walk(chunk_id, id, status, next, depth) AS (
-       SELECT s.chunk_id, m.id, m.status, m.superseded_by, 0
-       FROM src s JOIN provenance p ON p.object_type = 'memory' AND p.event_id = s.event_id JOIN memories m ON m.id = p.object_id
+     walk(chunk_id, id, status, next, depth, restates) AS (
+       SELECT s.chunk_id, m.id, m.status, m.superseded_by, 0,
+              ce.role IS NOT DISTINCT FROM 'assistant' AND (s.event_id <> c.event_id OR EXISTS (
+                SELECT 1 FROM provenance o JOIN events oe ON oe.id = o.event_id
+                WHERE o.object_type = 'memory' AND o.object_id = m.id AND oe.occurred_at < ce.occurred_at))
+       FROM src s JOIN chunks c ON c.id = s.chunk_id JOIN events ce ON ce.id = c.event_id
+       JOIN provenance p ON p.object_type = 'memory' AND p.event_id = s.event_id JOIN memories m ON m.id = p.object_id
        UNION ALL
-       SELECT w.chunk_id, m.id, m.status, m.superseded_by, w.depth + 1 FROM walk w JOIN memories m ON m.id = w.next
+       SELECT w.chunk_id, m.id, m.status, m.superseded_by, w.depth + 1, w.restates FROM walk w JOIN memories m ON m.id = w.next
        WHERE w.status = 'superseded' AND w.depth < ${CHAIN_DEPTH})
-     SELECT DISTINCT w.chunk_id, m.id AS memory_id FROM walk w JOIN memories m ON m.id = w.id
-     WHERE w.status <> 'superseded' AND ${where(memoryConditions(scope, p))}`,
+     SELECT w.chunk_id, w.id AS memory_id, bool_or(w.restates) AS restates FROM walk w JOIN memories m ON m.id = w.id
+     WHERE w.status <> 'superseded' AND ${where(memoryConditions(scope, p))} GROUP BY 1, 2`,
     p.values,
+  );
+  return rows;
+}
+
+/**
+ * The query lexemes (`lexemes`, synonyms included) each memory's key holds: which of a chunk's
+ * matched words a memory of that chunk states itself (src/recall/evidence.ts). One statement,
+ * the keys read by primary key; (memory, lexeme) pairs.
+ */
+export async function memoryKeyTerms(tx: Queryable, memoryIds: string[], lexemes: string[]): Promise<Array<{ id: string; term: string }>> {
+  if (memoryIds.length === 0 || lexemes.length === 0) return [];
+  const { rows } = await tx.query<{ id: string; term: string }>(
+    `SELECT m.id, u.lexeme AS term
+     FROM memories m, unnest(ts_delete(m.fts, tsvector_to_array(ts_delete(m.fts, $2::text[])))) u
+     WHERE m.id = ANY($1::uuid[])`,
+    [memoryIds, lexemes],
   );
   return rows;
 }
