@@ -30,10 +30,12 @@ export const candidates = (limit: number) => Math.max(CANDIDATES.min, limit * CA
 
 /**
  * Raw evidence: chunks by key vector and BM25 over their keys (with the session prior), fused on
- * z-scores, with the query-intent adjustments: the query names the chunk's speaker, or asks about
- * time and the chunk holds a time expression; a short own text lowers it; the reply to a candidate
- * that asks a question gains a share of its relevance (src/domain/scoring.ts). Baselines (`vector`, `keyword`) rank by that one
- * signal alone, so they measure that retriever and nothing else.
+ * z-scores, with the query-intent adjustments (src/domain/scoring.ts INTENT): the query names the
+ * chunk's speaker, or asks about time and the chunk holds a time expression, or asks for a value of
+ * a shape the chunk's own text holds; a short own text, a turn that only asks, and an assistant's
+ * turn lower it; the reply to a candidate that asks a question gains a share of its relevance.
+ * Baselines (`vector`, `keyword`) rank by that one signal alone, so they measure that retriever
+ * and nothing else.
  */
 export async function chunkCandidates(ctx: RecallContext, k: number, retrievers: ChunkRetrievers = 'hybrid'): Promise<Candidate[]> {
   const stats: { weights?: TermWeight[] } = {};
