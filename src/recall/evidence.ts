@@ -41,9 +41,10 @@ export async function chunkEvidence(ctx: RecallContext, k: number): Promise<Chun
       ctx.scope,
     );
     const weights = stats.weights ?? [];
+    // Only an assistant's repetition passes a share (evidenceShare): the key terms of those memories alone are read.
     const keyTerms = await memoryKeyTerms(
       tx,
-      [...new Set(pairs.map((p) => p.memory_id))],
+      [...new Set(pairs.filter((p) => p.restates).map((p) => p.memory_id))],
       weights.map((w) => w.term),
     );
     const { origin } = withSynonyms(ctx.terms);
