@@ -79,7 +79,18 @@ export const RELEVANCE = { keyword: 0.7, vector: 0.3 } as const;
  *   75.6 % at 1.0 (check 68.1 -> 72.3, holdout 62.9 -> 64.3; one stale first more, the 8am of
  *   "Should I hold an 8am for him again?"). 27 of the 652 LoCoMo dev questions ask for a shape.
  */
-export const INTENT = { speaker: 0.6, temporal: 0.3, provenance: 0.5, length: 0.4, answer: 0.3, category: 1.0, date: 1.0, asks: 1.0, assistant: 0.5, shape: 1.0 } as const;
+export const INTENT = {
+  speaker: 0.6,
+  temporal: 0.3,
+  provenance: 0.5,
+  length: 0.4,
+  answer: 0.3,
+  category: 1.0,
+  date: 1.0,
+  asks: 1.0,
+  assistant: 0.5,
+  shape: 1.0,
+} as const;
 /**
  * `auto`: memories' relevance is scaled by this before it meets the chunks' (extracted statements
  * repeat their turns). Fixed from the dev-slice measurements of 2026-12-03 (be9f275); the figures
