@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SOURCE_DIRS } from '../bin/build-state.js';
 import { buildClient } from './build-client.mjs';
+import { bundleMcp } from './build-bundle.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
@@ -25,7 +26,7 @@ function* files(dir) {
   }
 }
 
-export function buildServer() {
+export async function buildServer() {
   if (!existsSync(tsc)) {
     process.stderr.write('build: typescript is not installed (production install); memloom runs its sources through tsx\n');
     return false;
@@ -44,6 +45,7 @@ export function buildServer() {
       copyFileSync(file, target);
     }
   }
+  await bundleMcp(root, out);
   // Written last: a build that stopped half-way has no new stamp, so it is not run.
   writeFileSync(path.join(out, 'BUILD_STAMP'), `${started}\n`);
   return true;
@@ -67,5 +69,5 @@ export async function buildTemplate() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   buildClient();
-  if (buildServer()) await buildTemplate();
+  if (await buildServer()) await buildTemplate();
 }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -158,8 +159,11 @@ describe('MCP over stdio (memloom mcp)', () => {
     await exerciseTools(client, 'u-stdio', 'Heron');
   });
 
-  it('the server announces itself and its instructions', () => {
+  it('the server announces itself and its instructions', async () => {
     expect(client.getServerVersion()?.name).toBe('memloom');
+    // With a current build this is the bundle (scripts/build-bundle.mjs), which finds package.json from dist/server/apps/cli.
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(client.getServerVersion()?.version).toBe(pkg.version);
     expect(client.getInstructions()).toMatch(/long-term memory/);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,8 @@ describe('the packed package', () => {
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = (info?.files ?? []).map((f) => f.path);
     expect(files).toContain('dist/server/apps/cli/main.js');
+    // `memloom mcp` starts from one bundled module (scripts/build-bundle.mjs).
+    expect(files).toContain('dist/server/apps/cli/mcp.bundle.js');
     expect(files).toContain('dist/server/BUILD_STAMP');
     expect(files.some((f) => f.startsWith('prisma/migrations/'))).toBe(true);
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
@@ -84,6 +86,16 @@ describe('the packed package', () => {
         expect((await res.arrayBuffer()).byteLength, asset).toBeGreaterThan(0);
         expect(res.status, asset).toBe(200);
       }
+      // `memloom mcp` from the installed bundle answers an agent's initialize, then ends with its input.
+      const mcp = spawn(path.join(app, 'node_modules/.bin/memloom'), ['mcp'], { cwd: app, env: { ...process.env, MEMLOOM_URL: p.url, LOG_LEVEL: 'warn' } });
+      let answer = '';
+      mcp.stdout.on('data', (d: Buffer) => (answer += d.toString()));
+      const mcpExited = new Promise((resolve) => mcp.on('exit', resolve));
+      const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack', version: '1' } };
+      mcp.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params })}\n`);
+      expect(await mcpExited).toBe(0);
+      const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      expect(JSON.parse(answer).result.serverInfo).toEqual({ name: 'memloom', version });
     } finally {
       child.kill('SIGTERM');
     }
