@@ -197,6 +197,7 @@ export const COMMANDS: CommandSpec[] = [
       samples: str('IDS', 'conversations by sample id, comma-separated (conv-26,conv-30)'),
       conversations: str('N', 'first N conversations'),
       embedder: str('MODEL', 'EMBEDDINGS_MODEL for the run'),
+      dump: str('FILE', "recall: write every question's ranked turns per strategy to FILE (JSON lines), to compare strategies' misses"),
       misses: str('N', 'print N questions whose evidence the default mode missed at 10 (truth: the first N failures)'),
       strategies: str('LIST', 'only these strategies (auto,chunks,memories,graph,bm25-only,vector-only,plain-bm25)'),
       home: str(

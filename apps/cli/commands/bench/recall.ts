@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Config } from '../../../../src/config.js';
 import type { Logger } from '../../../../src/logger.js';
@@ -52,6 +53,9 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
     const scores: Scores = new Map(strategies.map((s) => [s, []]));
     const latencies = new Map<Strategy, number[]>(strategies.map((s) => [s, []]));
     const misses: string[] = [];
+    // --dump FILE: every question's ranked turns per strategy, to compare two strategies' misses offline.
+    const dumpFile = flagString(args, 'dump');
+    const dump = dumpFile ? ([] as object[]) : undefined;
     for (const q of data.questions) {
       for (const strategy of strategies) {
         const dias =
@@ -63,6 +67,7 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
         const retrieved = (k: number) => new Set(dias.slice(0, k).flat());
         const recall = KS.map((k) => q.evidence.filter((e) => retrieved(k).has(e)).length / q.evidence.length);
         scores.get(strategy)?.push({ q, recall });
+        dump?.push({ sample: q.sampleId, category: q.category, question: q.question, evidence: q.evidence, strategy, top: dias });
         if (strategy === DEFAULT_RECALL_MODE && q.category !== 5 && (recall[1] as number) < 1)
           misses.push(
             `[${q.category}] ${q.question} gold ${q.evidence.join(',')} got ${dias
@@ -73,6 +78,7 @@ export async function benchRecall(base: Config, log: Logger, args: ParsedArgs): 
       }
     }
     printTable(scores);
+    if (dumpFile && dump) await writeFile(dumpFile, dump.map((d) => JSON.stringify(d)).join('\n'));
     // Every LoCoMo question has its evidence stored: a "none" here is a question the floor wrongly calls unanswered.
     process.stdout.write(`\nmatch per strategy (all ${data.questions.length} questions): ${[...matches].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
     const n = Number(flagString(args, 'misses') ?? 0);
