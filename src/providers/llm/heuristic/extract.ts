@@ -22,6 +22,7 @@ import { hasCjk, splitSegments } from './sentences.js';
 import { resolveTime, type ResolvedTime } from './time.js';
 import { heuristicTriage } from './triage.js';
 import { findTriplets } from './triplets.js';
+import { attachmentCaptions, captionMemory, replyUnit } from './turn-units.js';
 
 export interface ExtractTools {
   chinese: ChineseTagger;
@@ -89,10 +90,10 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
     writtenNames: [...new Set(written)],
   };
 
-  for (const msg of input.messages) {
-    if (!heuristicTriage(msg.content, msg.type).keep) continue;
+  input.messages.forEach((msg, m) => {
+    if (!heuristicTriage(msg.content, msg.type).keep) return;
     // Raw tool output (JSON) is not prose: no sentence in it is a memory.
-    if (/^tool/.test(msg.type) && /^\s*[[{]/.test(msg.content)) continue;
+    if (/^tool/.test(msg.type) && /^\s*[[{]/.test(msg.content)) return;
     const ctx: MessageContext = {
       msg,
       self: selfLabel(msg.speaker, msg.role),
@@ -101,7 +102,9 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
     if (msg.speaker?.trim()) batch.registry.add(ctx.speakerName, 'person', msg.index, { description: 'conversation participant' });
 
     // A feedback event opens with the recall's question ("Q: …", src/memories/feedback.ts): not a statement.
-    const content = msg.type === 'feedback' ? msg.content.replace(/^Q:[^\n]*\n?/, '') : msg.content;
+    const said = msg.type === 'feedback' ? msg.content.replace(/^Q:[^\n]*\n?/, '') : msg.content;
+    // An attached photo's caption is a unit of its own ("Melanie shared a photo of …"), never part of a sentence.
+    const { text: content, captions } = msg.type === 'message' ? attachmentCaptions(said) : { text: said, captions: [] };
     const segments = splitSegments(content).filter((s) => s.text.length <= MAX_SEGMENT_CHARS);
     const runs = findProcedures(segments);
     const used = new Set(runs.flatMap((r) => r.used));
@@ -129,7 +132,8 @@ export function extractFromMessages(input: ExtractInput, tools: ExtractTools): E
       if (joined !== null) used.add(i + 1);
       processSentence(batch, ctx, joined ?? text);
     });
-  }
+    if (msg.type === 'message' && !assistantChat) turnUnits(batch, ctx, captions, input.messages[m - 1]);
+  });
   return ExtractionResult.parse(settle(batch));
 }
 
@@ -152,6 +156,34 @@ export function withNewValue(sentence: string, fragment: string): string | null 
   if (offered === null || offered.value.length === 0 || categoryWords(offered.value.join(' ')) !== category) return null;
   return `${sentence.trim().replace(/[.!;]+$/, '')}, ${next}`;
 }
+
+/**
+ * A chat turn's captions, each a unit, and, when the turn made no unit at all, one unit of what it
+ * states with the question it answers (turn-units.ts). Low importance and confidence: a reply
+ * without its own subject or verb is evidence of what was said, not a settled fact.
+ */
+function turnUnits(batch: Batch, ctx: MessageContext, captions: readonly string[], before: ExtractMessage | undefined): void {
+  const index = ctx.msg.index;
+  const speaker = ctx.msg.speaker?.trim() ? batch.registry.add(ctx.speakerName, 'person', index) : null;
+  const unit = (content: string, sources: number[]) =>
+    addMemory(batch, {
+      kind: 'episode',
+      content,
+      importance: TURN_UNIT.importance,
+      confidence: TURN_UNIT.confidence,
+      subjectKey: speaker,
+      time: resolveTime(content, ctx.msg.occurredAt),
+      sources: new Set(sources),
+      entityKeys: new Set(speaker ? [speaker] : []),
+    });
+  const made = [...batch.memories.values()].some((d) => d.sources.has(index));
+  for (const caption of captions) unit(captionMemory(ctx.self.start, caption), [index]);
+  if (made) return;
+  const reply = replyUnit(ctx.msg, before, ctx.self, batch.participants);
+  if (reply) unit(reply.content, reply.sources);
+}
+/** A caption or a reply unit: below a classified episode (4) and its confidence (0.75). Not measured. */
+const TURN_UNIT = { importance: 3, confidence: 0.6 } as const;
 
 function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth = 0): void {
   const clean = dropTagQuestion(cleanSentence(raw, batch.participants));
