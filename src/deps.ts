@@ -78,6 +78,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
         })
       : undefined;
     const backend = createQueueBackend({ redisUrl: config.REDIS_URL, databaseUrl: dbUrl, prefix: opts.queuePrefix ?? config.QUEUE_PREFIX, stream });
+    await backend.migrate();
     const queues = new Queues(backend);
     const dispatcher = new Dispatcher({ db, queues, log });
     const metrics = createMetrics({ tenantLabels: config.METRICS_TENANT_LABELS });
@@ -126,7 +127,7 @@ export async function createDeps(config: Config, log: Logger, opts: CreateDepsOp
 
 /**
  * Migrations, tenants, full-text keys of an older tokenizer and vector indexes, as the database owner, before the app role takes over.
- * A server gets every vector index now; embedded mode only those of tables past EMBEDDED_ANN_MIN_ROWS rows.
+ * A server gets every vector index now; embedded mode leaves them to AutoAnalyze (tables past EMBEDDED_ANN_MIN_ROWS rows).
  */
 async function prepareDatabase(url: string, config: Config, providers: Providers, embedded: boolean, log: Logger): Promise<void> {
   const owner = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
@@ -136,7 +137,9 @@ async function prepareDatabase(url: string, config: Config, providers: Providers
     await ensureTenants(owner, config.MEMLOOM_API_KEYS.values());
     await upgradeFullTextKeys(owner, log.child({ component: 'migrate' }));
     await upgradeSlots(owner, log.child({ component: 'migrate' }));
-    await ensureVectorIndexes(owner, providers.embeddings.dimensions, embedded ? EMBEDDED_ANN_MIN_ROWS : 0, log);
+    // Embedded mode: AutoAnalyze's first pass, 2 s later, builds those of tables past
+    // EMBEDDED_ANN_MIN_ROWS (searches are exact without them), so /readyz does not wait for it.
+    if (!embedded) await ensureVectorIndexes(owner, providers.embeddings.dimensions, 0, log);
   } finally {
     await owner.end();
   }

@@ -50,6 +50,7 @@ export class AutoAnalyze {
   #closed = false;
   readonly #annIndex: { dims: number; minRows: number } | undefined;
   #annPending: VectorTable[] = [...VECTOR_TABLES];
+  #annLookedAt = false;
   #lastVacuum = Date.now();
   #lastFullVacuum = Date.now();
   #lastCheckpoint = Date.now();
@@ -71,7 +72,10 @@ export class AutoAnalyze {
         analyzed = await analyzeChangedTables(this.#db);
         if (analyzed.length > 0) this.#log.debug({ tables: analyzed }, 'analyzed');
         // Row counts change with ANALYZE; a table whose index exists (or cannot) is not looked at again.
-        const grown = this.#annPending.filter((t) => analyzed.includes(`public.${t}`));
+        // The first pass looks at every table: an embedded start leaves the check to it (deps.ts),
+        // so /readyz does not wait for it (the function is plpgsql, whose first call loads plpgsql).
+        const grown = this.#annPending.filter((t) => !this.#annLookedAt || analyzed.includes(`public.${t}`));
+        this.#annLookedAt = true;
         if (this.#annIndex && grown.length > 0) {
           const states = await ensureVectorIndexes(this.#db, this.#annIndex.dims, this.#annIndex.minRows, this.#log, grown);
           this.#annPending = this.#annPending.filter((t) => states.get(t) === 'small' || !states.has(t));

@@ -82,8 +82,9 @@ export async function assertPgvector(client: pg.ClientBase): Promise<void> {
  * error: migrations are append-only.
  */
 export async function migrate(client: pg.ClientBase, log?: Logger, dir = MIGRATIONS_DIR): Promise<string[]> {
-  await assertPgvector(client);
   const migrations = await readMigrations(dir);
+  if (await isCurrent(client, migrations)) return [];
+  await assertPgvector(client);
   await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS memloom_migrations (
@@ -118,6 +119,31 @@ export async function migrate(client: pg.ClientBase, log?: Logger, dir = MIGRATI
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
   }
+}
+
+/**
+ * Whether the database is already what `migrate` makes it, read in one statement without the
+ * lock: pgvector >= 0.5 installed and every migration applied with its checksum. A start of a
+ * current database (most starts) then costs one statement instead of five; pg_extension is read,
+ * not pg_available_extensions, which reads every extension's control file (on PGlite, its
+ * emulated file system). Anything else (a new database, a pending or changed migration) takes
+ * the full path, which checks and says what is wrong.
+ */
+async function isCurrent(client: pg.ClientBase, migrations: Migration[]): Promise<boolean> {
+  type State = { vector: string | null; applied: Array<[string, string]> | null };
+  let row: State | undefined;
+  try {
+    const { rows } = await client.query<State>(`SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector,
+       (SELECT json_agg(json_build_array(name, checksum)) FROM memloom_migrations) AS applied`);
+    row = rows[0];
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return false; // no memloom_migrations yet
+    throw err;
+  }
+  const [major = 0, minor = 0] = (row?.vector ?? '0.0').split('.').map(Number);
+  if (major === 0 && minor < 5) return false;
+  const applied = new Map(row?.applied ?? []);
+  return migrations.every((m) => applied.get(m.name) === m.checksum);
 }
 
 /** Tenants named by API keys exist before any request of theirs arrives. */

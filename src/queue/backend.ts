@@ -1,5 +1,16 @@
-import { Queue, Worker, withBackend, createPostgresBackend, type ConnectionOptions, type Processor, type WorkerOptions, type QueueOptions } from 'bullmq';
+import {
+  Queue,
+  Worker,
+  withBackend,
+  createPostgresBackend,
+  runMigrations,
+  type ConnectionOptions,
+  type Processor,
+  type WorkerOptions,
+  type QueueOptions,
+} from 'bullmq';
 import type { Duplex } from 'node:stream';
+import pg from 'pg';
 import type { QueueName } from './names.js';
 
 export type QueueBackendKind = 'redis' | 'postgres';
@@ -12,6 +23,8 @@ export interface QueueBackend {
   kind: QueueBackendKind;
   /** Redis key prefix / a label for the PostgreSQL backend; tests use a fresh one per file. */
   prefix: string;
+  /** Brings the queue schema up to date (PostgreSQL), once, before any queue or worker connects. */
+  migrate(): Promise<void>;
   createQueue(name: QueueName): Queue;
   createWorker(
     name: QueueName,
@@ -50,6 +63,7 @@ export function createQueueBackend(opts: {
     return {
       kind: 'redis',
       prefix: opts.prefix,
+      migrate: async () => undefined,
       createQueue: (name) => new Queue(name, base),
       // On Redis, `worker.rateLimit()` (a provider's 429) pauses the queue for every worker only
       // when the worker has a limiter max: BullMQ's moveToActive checks the limiter key only then.
@@ -59,14 +73,27 @@ export function createQueueBackend(opts: {
     };
   }
   const pgClasses = withBackend(createPostgresBackend);
-  // A config object (not a bare string) so BullMQ pins search_path on real PostgreSQL and runs its
-  // own schema migrations on first use.
+  // A config object (not a bare string) so BullMQ pins search_path on real PostgreSQL.
   // `stream`: the embedded database's in-process connections (embedded.ts); BullMQ hands its
   // config to pg for the pool and for its LISTEN connection alike.
-  const connection = { connectionString: opts.databaseUrl, migrate: true, max: 4, ...(opts.stream ? { stream: opts.stream } : {}) };
+  const stream = opts.stream ? { stream: opts.stream } : {};
+  // No `migrate: true`: each connection only reads the schema's version (one statement) after
+  // migrate() ran BullMQ's migrations once. With it, every connection (14 in `memloom start`) ran
+  // them on its first use: ~12 statements in a transaction under one advisory lock, one connection
+  // after another, ~170 of a warm start's ~320 statements on PGlite's one session.
+  const connection = { connectionString: opts.databaseUrl, max: 4, ...stream };
   return {
     kind: 'postgres',
     prefix: opts.prefix,
+    async migrate() {
+      const client = new pg.Client({ connectionString: opts.databaseUrl, ...stream });
+      await client.connect();
+      try {
+        await runMigrations(client);
+      } finally {
+        await client.end();
+      }
+    },
     createQueue: (name) => new pgClasses.Queue(name, { connection }) as unknown as Queue,
     createWorker: (name, processor, workerOpts) => new pgClasses.Worker(name, processor, { connection, ...workerOpts }) as unknown as Worker,
   };

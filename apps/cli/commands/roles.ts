@@ -54,10 +54,10 @@ export async function startRoles(
     // (~0.3 s of CPU), and the API listens once both are done.
     const starting = (async () => {
       if (roles.scheduler) scheduler = await startScheduler(deps);
-      // On BullMQ's PostgreSQL backend, every queue and worker connection checks (the first one
-      // creates) the queue schema on its first use. Done here, before events are accepted, so the
-      // first events do not wait for it: it took ~0.3 s of the first burst. (Redis is not awaited:
-      // events are stored first and enqueued once Redis answers.)
+      // On BullMQ's PostgreSQL backend, every queue and worker connection checks the queue
+      // schema's version on its first use (createDeps migrated it once). Done here, before events
+      // are accepted, so the first events do not wait for it. (Redis is not awaited: events are
+      // stored first and enqueued once Redis answers.)
       if (deps.queues.backend.kind === 'postgres') {
         await Promise.all([...deps.queues.all(), ...(running?.workers ?? [])].map((q) => q.waitUntilReady()));
       }
