@@ -5,18 +5,11 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { MemloomError, type ErrorDetails } from '../errors.js';
+import { PROVIDER_CODES } from './codes.js';
 
 const MAX_MESSAGE = 500;
 
-/** Stable codes a caller may match on. */
-export const PROVIDER_CODES = {
-  rateLimited: 'LLM_RATE_LIMITED',
-  unavailable: 'PROVIDER_UNAVAILABLE',
-  badRequest: 'PROVIDER_BAD_REQUEST',
-  auth: 'PROVIDER_AUTH',
-  badResponse: 'PROVIDER_BAD_RESPONSE',
-  unknown: 'PROVIDER_ERROR',
-} as const;
+export { PROVIDER_CODES };
 
 /**
  * Turns anything an SDK call threw into a MemloomError. `context` (e.g. `{ provider, model }`) is

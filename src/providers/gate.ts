@@ -21,7 +21,7 @@ import { insertTokenUsage } from '../db/sql/token-usage.js';
 import { MemloomError, isMemloomError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { GateStateRow, Metrics } from '../metrics.js';
-import { PROVIDER_CODES } from './errors.js';
+import { PROVIDER_CODES } from './codes.js';
 import { currentGateScope, type GateScope } from './gate-scope.js';
 import type { GateStore, Reservation, WindowReservation } from './gate-store.js';
 

@@ -4,9 +4,7 @@ import type { EmbeddingProvider } from './types.js';
 import type { LlmProvider } from './llm/types.js';
 import { HashingEmbedder } from './embeddings/hashing.js';
 import { UseLiteEmbeddings } from './embeddings/use-lite.js';
-import { OpenAIEmbeddings } from './embeddings/openai.js';
 import { HeuristicLlm } from './llm/heuristic/index.js';
-import { OpenAILlm } from './llm/openai.js';
 
 /**
  * The raw providers. createDeps puts the paid ones behind the shared gate (gated.ts) before anything
@@ -21,8 +19,11 @@ export interface Providers {
 /** The default local embedder; README "Embeddings" explains the choice with measured figures. */
 export const DEFAULT_LOCAL_EMBEDDER = 'hashing';
 
-export function createEmbeddings(config: Config): EmbeddingProvider {
+// The OpenAI providers load with their SDK (~150 modules) only when configured: a start with the
+// local ones does not wait for it.
+async function createEmbeddings(config: Config): Promise<EmbeddingProvider> {
   if (config.EMBEDDINGS_PROVIDER === 'openai') {
+    const { OpenAIEmbeddings } = await import('./embeddings/openai.js');
     return new OpenAIEmbeddings({
       baseURL: config.EMBEDDINGS_BASE_URL ?? 'https://api.openai.com/v1',
       apiKey: config.EMBEDDINGS_API_KEY ?? 'none',
@@ -39,8 +40,9 @@ export function createEmbeddings(config: Config): EmbeddingProvider {
 /** Output cap of one extraction request; the gate reserves it until the provider's usage is known. */
 export const LLM_MAX_OUTPUT_TOKENS = 2000;
 
-export function createLlm(config: Config): LlmProvider {
+async function createLlm(config: Config): Promise<LlmProvider> {
   if (config.LLM_PROVIDER === 'openai') {
+    const { OpenAILlm } = await import('./llm/openai.js');
     return new OpenAILlm({
       baseURL: config.LLM_BASE_URL ?? 'https://api.openai.com/v1',
       apiKey: config.LLM_API_KEY ?? 'none',
@@ -53,8 +55,7 @@ export function createLlm(config: Config): LlmProvider {
 }
 
 export async function createProviders(config: Config, log: Logger): Promise<Providers> {
-  const embeddings = createEmbeddings(config);
-  const llm = createLlm(config);
+  const [embeddings, llm] = await Promise.all([createEmbeddings(config), createLlm(config)]);
   log.debug({ embeddings: embeddings.model, dims: embeddings.dimensions, llm: llm.model }, 'providers configured');
   return {
     embeddings,
