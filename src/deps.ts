@@ -137,7 +137,7 @@ async function prepareDatabase(url: string, config: Config, providers: Providers
     await ensureTenants(owner, config.MEMLOOM_API_KEYS.values());
     await upgradeFullTextKeys(owner, log.child({ component: 'migrate' }));
     await upgradeSlots(owner, log.child({ component: 'migrate' }));
-    // Embedded mode: AutoAnalyze's first pass, 2 s later, builds those of tables past
+    // Embedded mode: an AutoAnalyze pass ~10 s later builds those of tables past
     // EMBEDDED_ANN_MIN_ROWS (searches are exact without them), so /readyz does not wait for it.
     if (!embedded) await ensureVectorIndexes(owner, providers.embeddings.dimensions, 0, log);
   } finally {

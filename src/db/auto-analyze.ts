@@ -13,6 +13,8 @@ const FULL_VACUUM_EVERY_MS = 6 * 3_600_000;
  */
 const CHECKPOINT_EVERY_MS = 60_000;
 const ANALYZE_STATISTICS_TARGET = 10;
+/** When the vector indexes of tables grown while no process ran are first looked at. */
+const ANN_LOOK_ALL_AFTER_MS = 10_000;
 
 /**
  * PostgreSQL's autovacuum (ANALYZE and VACUUM) and checkpointer for the embedded database, which
@@ -51,6 +53,7 @@ export class AutoAnalyze {
   readonly #annIndex: { dims: number; minRows: number } | undefined;
   #annPending: VectorTable[] = [...VECTOR_TABLES];
   #annLookedAt = false;
+  readonly #annLookAllAt = Date.now() + ANN_LOOK_ALL_AFTER_MS;
   #lastVacuum = Date.now();
   #lastFullVacuum = Date.now();
   #lastCheckpoint = Date.now();
@@ -72,10 +75,12 @@ export class AutoAnalyze {
         analyzed = await analyzeChangedTables(this.#db);
         if (analyzed.length > 0) this.#log.debug({ tables: analyzed }, 'analyzed');
         // Row counts change with ANALYZE; a table whose index exists (or cannot) is not looked at again.
-        // The first pass looks at every table: an embedded start leaves the check to it (deps.ts),
-        // so /readyz does not wait for it (the function is plpgsql, whose first call loads plpgsql).
-        const grown = this.#annPending.filter((t) => !this.#annLookedAt || analyzed.includes(`public.${t}`));
-        this.#annLookedAt = true;
+        // The first pass ANN_LOOK_ALL_AFTER_MS after the start looks at every table: an embedded
+        // start leaves the check to it (deps.ts), so /readyz does not wait for it (the function is
+        // plpgsql, whose first call loads plpgsql), and a start slower than the interval neither.
+        const lookAll = !this.#annLookedAt && Date.now() >= this.#annLookAllAt;
+        const grown = this.#annPending.filter((t) => lookAll || analyzed.includes(`public.${t}`));
+        if (lookAll) this.#annLookedAt = true;
         if (this.#annIndex && grown.length > 0) {
           const states = await ensureVectorIndexes(this.#db, this.#annIndex.dims, this.#annIndex.minRows, this.#log, grown);
           this.#annPending = this.#annPending.filter((t) => states.get(t) === 'small' || !states.has(t));

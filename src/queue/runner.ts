@@ -18,6 +18,8 @@ export interface RunningWorkers {
   workers: Worker[];
   /** Provider readiness of these workers, for /readyz (apps/api/routes/ops.ts Readiness). */
   readiness: { checks: ReadinessCheck[] };
+  /** Starts consuming (startWorkers with `autorun: false`; a second call does nothing). */
+  run(): void;
   /** Stops taking new jobs and waits for in-flight ones (graceful drain). */
   close(): Promise<void>;
 }
@@ -58,10 +60,13 @@ export async function enqueueNext(deps: Deps, catalog: StageCatalog, next: NextJ
  * 429s and the gate's RATE_WAIT rate-limit the whole queue without using an attempt; the gate's
  * BUDGET_WAIT moves the job to delayed until its budget window has room (src/queue/delay.ts);
  * other errors retry with backoff. Stages that need a paid provider start consuming once it is
- * ready (src/queue/readiness.ts).
+ * ready (src/queue/readiness.ts). With `autorun: false` they consume once `run()` is called:
+ * `memloom start` calls it after the API listens, so their first claims (BullMQ's plpgsql
+ * functions, planned on first use) do not hold PGlite's one session before /readyz.
  */
-export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly QueueName[]): RunningWorkers {
+export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly QueueName[], opts: { autorun?: boolean } = {}): RunningWorkers {
   const workers: Worker[] = [];
+  const starts: Array<() => void> = [];
   const readiness = new ProviderReadiness(deps);
   let closing = false;
   // Stages of this process that warm up when a job of an upstream queue arrives (Stage.warm).
@@ -131,16 +136,15 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
           timer({ status });
         }
       },
-      // A stage that needs a paid provider starts consuming once the provider answers (below).
-      { concurrency: concurrencyOf(stage, deps.config), autorun: readiness.needs(name).length === 0 },
+      // Consumes once run() is called; a stage that needs a paid provider, once the provider answers too.
+      { concurrency: concurrencyOf(stage, deps.config), autorun: false },
     );
     const needs = readiness.needs(name);
-    if (needs.length > 0) {
-      void readiness.whenReady(needs).then(() => {
-        if (closing) return;
-        worker.run().catch((err: unknown) => log.error({ err }, 'worker stopped'));
-      });
-    }
+    const consume = () => {
+      if (closing) return;
+      worker.run().catch((err: unknown) => log.error({ err }, 'worker stopped'));
+    };
+    starts.push(needs.length === 0 ? consume : () => void readiness.whenReady(needs).then(consume));
     worker.on('failed', (job, err) => {
       if (!job) return;
       const attempts = job.opts.attempts ?? 1;
@@ -160,9 +164,14 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
     workers.push(worker);
   }
   deps.log.info({ queues: workers.map((w) => w.name), backend: deps.queues.backend.kind }, 'workers started');
+  const run = () => {
+    for (const start of starts.splice(0)) start();
+  };
+  if (opts.autorun !== false) run();
   return {
     workers,
     readiness: { checks: readiness.checks },
+    run,
     async close() {
       closing = true;
       readiness.close();

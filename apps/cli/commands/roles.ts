@@ -48,7 +48,8 @@ export async function startRoles(
   let watcher: RunningWatcher | undefined;
   let metricsServer: MetricsServer | undefined;
   try {
-    if (roles.workers.length > 0) workers = startWorkers(deps, CATALOG, roles.workers);
+    // They consume once the API listens (below): their first claims would hold PGlite's session before /readyz.
+    if (roles.workers.length > 0) workers = startWorkers(deps, CATALOG, roles.workers, { autorun: false });
     const running = workers;
     // These steps mostly wait on the database; the API's routes are built on this thread meanwhile
     // (~0.3 s of CPU), and the API listens once both are done.
@@ -81,6 +82,7 @@ export async function startRoles(
       // CLI commands on this MEMLOOM_HOME find the API in the data directory's lock and go there.
       await deps.embedded?.advertise(defaultUrl({ ...config, PORT: port }));
     }
+    workers?.run();
     // A port of its own for Prometheus, in any process: a scraper that cannot send the admin key
     // (pod annotations) reads it there, on a port the Service does not expose.
     if (config.METRICS_PORT !== undefined && !(roles.api && config.METRICS_PORT === config.PORT)) {
