@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ftsQuery } from '../domain/text.js';
-import { asksAboutPresent, givesOtherValue, preferNewerValues, sameTopic, valuesByKind } from './newer.js';
+import { givesOtherValue, valuesByKind } from '../domain/slot-values.js';
+import { asksAboutPresent, preferNewerValues, sameTopic } from './newer.js';
 import type { Candidate } from './rank.js';
 
 function candidate(id: string, content: string, day: string, rel: number): Candidate {

@@ -12,15 +12,12 @@
  */
 import { asksAboutPast } from '../domain/query-intent.js';
 import { NEWER_REACH, SHARED_WORDS } from '../domain/scoring.js';
-import { lexiconSpans, nameSpans, shapeSpans } from '../domain/slot-spans.js';
+import { givesOtherValue, valuesByKind } from '../domain/slot-values.js';
 import { CATEGORY_TERMS, categoryWords } from '../domain/slot-keys.js';
 import { withSynonyms } from '../domain/synonyms.js';
 import { ftsQuery } from '../domain/text.js';
 import { informative } from './match.js';
 import type { Candidate } from './rank.js';
-
-/** Kinds of value whose difference says "another value": not bare numbers or identifiers, which any two turns differ in. */
-const COMPARED = (kind: string) => kind !== 'number' && kind !== 'id' && kind !== 'initial';
 
 /** "did", "was", "ago": the question asks about a past moment, when the older value was the answer. */
 const PAST_TENSE_RE = /\b(?:did|didn't|was|wasn't|were|weren't|had|ago|last time|first time)\b/i;
@@ -28,41 +25,6 @@ const PAST_TENSE_RE = /\b(?:did|didn't|was|wasn't|were|weren't|had|ago|last time
 /** The question asks what holds now (a present-tense question, not about an earlier value or moment). */
 export function asksAboutPresent(query: string): boolean {
   return !asksAboutPast(query) && !PAST_TENSE_RE.test(query);
-}
-
-/** The values a text names, by kind, as normalised forms. */
-export function valuesByKind(text: string): Map<string, Set<string>> {
-  const shapes = shapeSpans(text);
-  const known = lexiconSpans(text, shapes);
-  const names = nameSpans(text, [...shapes, ...known]);
-  const out = new Map<string, Set<string>>();
-  for (const s of [...shapes, ...known, ...names]) {
-    if (!COMPARED(s.kind)) continue;
-    const set = out.get(s.kind) ?? new Set<string>();
-    for (const n of s.norm) set.add(n);
-    out.set(s.kind, set);
-  }
-  return out;
-}
-
-/**
- * Two forms of one value: equal, or one's words all within the other's ("Sam" and "Sam Okafor",
- * "Postgres" and "Postgres 16"): a name given in full later is the same person.
- */
-function sameValue(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  const words = new Set(long.split(/\s+/));
-  return short.split(/\s+/).every((w) => words.has(w));
-}
-
-/** The newer text gives a value of a kind the older one also gives, that the older one does not hold. */
-export function givesOtherValue(older: Map<string, Set<string>>, newer: Map<string, Set<string>>): boolean {
-  for (const [kind, values] of newer) {
-    const before = older.get(kind);
-    if (before && [...values].some((v) => ![...before].some((u) => sameValue(u, v)))) return true;
-  }
-  return false;
 }
 
 /**

@@ -226,6 +226,22 @@ describe('planMemories: event time decides which value of a slot holds', () => {
     expect(history(first, [a, b])).toBe(history(second, [b, a]));
   });
 
+  it('confirms a restatement of the slot, but adds a unit of the same slot value that names something the memory does not', () => {
+    const onDuty = neighbour('m7', 'fact', 'Dr. Lindqvist is on duty at Eastside this week.', 0.56, null);
+    const plan = planMemories(
+      [
+        unit('fact', 'Noted: Dr. Lindqvist is on duty at Eastside.', '2026-04-06T08:00:00Z'),
+        unit('fact', 'Lindqvist called out sick, Dr. Mensah is covering Eastside the rest of the week', '2026-04-08T07:00:00Z'),
+      ],
+      [at(0), at(1)],
+      [null, null],
+      [[onDuty], [onDuty]],
+      T,
+    );
+    // Both are read as the slot value "Eastside"; the second names Mensah, which confirming would lose.
+    expect(plan.map((p) => p.decision.action)).toEqual(['CONFIRM', 'ADD']);
+  });
+
   it('goes back to a former value: the unit replaces the value that holds now, in one pass or against stored chains', () => {
     const texts = [
       'For context, CI runs on our Jenkins box in the server closet.',

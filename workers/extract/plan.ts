@@ -3,6 +3,7 @@ import type { HeldVersion, RevertCandidate } from '../../src/db/sql/memory-chain
 import { cosine, decide, SAME_TEXT, type Decision, type ReconcileThresholds } from '../../src/domain/reconcile.js';
 import { ABOUT_AGREEMENT, aboutAgreement, namesReplaced, relate, revertsTo } from '../../src/domain/slot-relate.js';
 import type { Slot } from '../../src/domain/slots.js';
+import { addsValue, valuesByKind } from '../../src/domain/slot-values.js';
 import { slotKeys } from '../../src/domain/slot-keys.js';
 import { SUPERSEDING_ACTIONS, TARGETED_ACTIONS, type ReconcileAction } from '../../src/domain/vocabulary.js';
 import type { PreparedMemory } from './prepare.js';
@@ -63,6 +64,8 @@ interface SlotCandidate {
   version: number;
   /** Content hash: orders two statements of the same event time, the same way in every run. */
   hash: string;
+  /** Its text: a unit of the same slot and value confirms it only when it names nothing this does not hold. */
+  content: string;
   /** The slot of a former version of this memory's chain whose value the unit may state again (a reversal). */
   reverted?: Slot | undefined;
 }
@@ -96,7 +99,10 @@ function slotDecision(
     return { c, relation, newerThanUnit, anchored, agreement: aboutAgreement(c.slot, own) };
   });
   const best = (xs: typeof rels) => [...xs].sort((a, b) => b.agreement - a.agreement || b.c.similarity - a.c.similarity);
-  const same = best(rels.filter((r) => r.relation === 'same'));
+  // A restatement confirms only when it names nothing more: read as "Eastside" again, "Lindqvist
+  // called out sick, Dr. Mensah is covering Eastside" is news (Mensah), and confirming would lose it.
+  const said = valuesByKind(unit.content);
+  const same = best(rels.filter((r) => r.relation === 'same' && !addsValue(said, valuesByKind(r.c.content))));
   const first = same[0];
   if (first) return { decision: { action: 'CONFIRM', targetId: first.c.id, reason: 'same value of the slot' }, target: first.c, supersedes: [] };
   const replaced = rels.filter((r) => r.relation === 'replaces');
@@ -205,7 +211,7 @@ export function planMemories(
       for (const c of [...candidates, ...passSharing, ...stored]) {
         if (c.slot === null || seen.has(c.id) || superseded.has(c.id)) continue;
         seen.add(c.id);
-        pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version, hash: c.hash });
+        pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version, hash: c.hash, content: c.content });
       }
       // The heads of chains that once held the unit's value: stored ones, and those superseded in this pass.
       const reverted = [
@@ -234,7 +240,16 @@ export function planMemories(
         if (present) present.reverted ??= c.former;
         else {
           seen.add(c.id);
-          pool.push({ id: c.id, slot: c.slot, validFrom: c.validFrom, similarity: c.similarity, version: c.version, hash: c.hash, reverted: c.former });
+          pool.push({
+            id: c.id,
+            slot: c.slot,
+            validFrom: c.validFrom,
+            similarity: c.similarity,
+            version: c.version,
+            hash: c.hash,
+            content: c.content,
+            reverted: c.former,
+          });
         }
       }
       const bySlot = slotDecision(m, pool);
