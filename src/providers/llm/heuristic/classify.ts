@@ -201,8 +201,42 @@ const NOT_ADDRESSING_RE = /\b(?:you know|thank you|see you|you guys know)\b/gi;
 const EXTRAPOSED_RE =
   /^it(?:'s| is| was) (?:(?:very|really|so|absolutely) )?(?:important|crucial|essential|critical|key|vital|necessary|required|mandatory|worth noting|true|clear|likely|possible) (?:that|to)\b/i;
 
+/**
+ * A question chat writes without its mark: a question word before an auxiliary and its subject
+ * ("how do I roll back a bad deploy", "what should go in the goodie bags"), or an auxiliary
+ * before its subject ("is a HYSA worth it over my savings", "can you look up prices"). A standing
+ * request ("can you always answer in English") is no question (REQUEST_RE).
+ */
+const UNMARKED_QUESTION_RE =
+  /^(?:(?:how|what|which|where|when|why|who)\s+(?:do|does|did|can|could|should|would|will|is|are|am|was|were)\s+(?:i|we|you|u|they|he|she|it|my|our|your|the|a|an|this|that|these|those|there)\b|(?:what|which|who)\s+(?:should|would|could|can)\s+\w+|(?:is|are|do|does|did|can|could|should|would|will)\s+(?:a|an|the|it|this|that|there|i|you|u|we|they|my|our|your)\s+\w+)/i;
+const STANDING_RE = /\b(?:always|never|from now on|going forward|by default|whenever|every time)\b/i;
+
 export function isQuestion(text: string): boolean {
-  return /[?？]\s*["')\]]*\s*$/.test(text) || /[吗呢么]\s*[。!！]?\s*$/.test(text);
+  if (/[?？]\s*["')\]]*\s*$/.test(text) || /[吗呢么]\s*[。!！]?\s*$/.test(text)) return true;
+  return UNMARKED_QUESTION_RE.test(text.trim()) && !STANDING_RE.test(text);
+}
+
+/**
+ * "can you help me", "could you look up", "help me set up my calendar": a one-off request to the
+ * assistant, which states nothing of the speaker's world. Standing requests ("please answer me in
+ * English", "always give me vim keybindings") are preferences (REQUEST_RE); "remind me to …" is a
+ * plan.
+ */
+const ONE_OFF_REQUEST_RE = /^(?:(?:and|also|so|ok|okay|oh|hey|hi|then|now|pls|please)\s+)*(?:(?:can|could|would|will)\s+(?:you|u)\b|help\s+me\b)/i;
+
+/**
+ * The clauses of a sentence that are not one-off requests, when one is ("first week of spring
+ * semester, help me set up my calendar" gives "first week of spring semester"); null when the
+ * sentence holds none, so it is read whole.
+ */
+export function withoutRequests(text: string): string[] | null {
+  if (STANDING_RE.test(text) || REQUEST_RE.test(text)) return null;
+  const clauses = text
+    .split(/\s*[,;—–]\s*|\s+-\s+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+  if (!clauses.some((x) => ONE_OFF_REQUEST_RE.test(x))) return null;
+  return clauses.filter((x) => !ONE_OFF_REQUEST_RE.test(x));
 }
 
 /** Words that say something: not stopwords, not chat reactions, not vague nouns. */

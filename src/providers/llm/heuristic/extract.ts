@@ -9,7 +9,7 @@ import type { MemoryKind } from '../../../domain/vocabulary.js';
 import { analyse, analyseChinese, type Analysis } from './analyse.js';
 import type { ChineseTagger } from './chinese.js';
 import { assistantStatement, isChitChat } from './chatter.js';
-import { classify, contentWordCount, isQuestion } from './classify.js';
+import { classify, contentWordCount, isQuestion, withoutRequests } from './classify.js';
 import { codeMentions, languageMentions, maskCode, type Mention } from './entities.js';
 import { EMPHASIS_RE } from './lexicon.js';
 import { findProcedures } from './procedure.js';
@@ -190,6 +190,11 @@ function processSentence(batch: Batch, ctx: MessageContext, raw: string, depth =
   // Questions and pure reactions are dropped before the (comparatively costly) NLP parse.
   // A lead-in ending in ":" introduces what follows and says nothing alone.
   if (!clean || isQuestion(clean) || /:$/.test(clean) || contentWordCount(clean) < 1 || isChitChat(clean)) return;
+  const stated = depth === 0 ? withoutRequests(clean) : null;
+  if (stated !== null) {
+    for (const part of stated) if (part.split(/\s+/).length >= 3) processSentence(batch, ctx, part, 1);
+    return;
+  }
   const cjk = hasCjk(clean);
   const parsed = cjk ? analyseChinese(clean) : analyse(clean);
   // Only chat drops its subject ("Lost my job yesterday"); a document's "Embed — batched calls" is a heading.

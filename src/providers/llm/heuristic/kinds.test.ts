@@ -58,6 +58,10 @@ const NOTHING: Array<[string, string]> = [
   ['a question about a decision', 'What did you decide about the database?'],
   ['a question about the past', 'Did you go to the gym yesterday?'],
   ['a Chinese question', '你喜欢咖啡吗？'],
+  ['a question without its mark', 'is a HYSA worth it over my regular savings'],
+  ['a how-to question without its mark', 'how do I roll back a bad deploy'],
+  ['a one-off request', 'can you look up prices for Jump Zone on Route 9'],
+  ['a request beside a verbless lead-in', 'first week of spring semester, help me set up my calendar'],
   ['an acknowledgement', 'ok thanks'],
   ['a greeting', 'Hey Mel! Good to see you!'],
   ['filler', 'haha wow'],
@@ -81,6 +85,26 @@ describe('memory kinds', () => {
     expect(await kindsOf('Did you decide to use Redis?')).toEqual([]);
     expect(await kindsOf("I'll never forget it!")).toEqual([]);
     expect(await kindsOf('I went hiking yesterday, have you been?')).toEqual(['episode']); // the tag question is dropped
+  });
+
+  it('keeps the statement beside a one-off request, and standing requests as preferences', async () => {
+    const { result } = await llm.extract({
+      messages: [
+        { index: 0, type: 'message', role: 'user', content: 'I just became scrum master, help me plan the ceremonies', occurredAt: '2024-03-14T10:00:00.000Z' },
+        {
+          index: 1,
+          type: 'message',
+          role: 'user',
+          content: 'I use Neovim as my editor, please give me vim keybindings.',
+          occurredAt: '2024-03-14T10:01:00.000Z',
+        },
+      ],
+      knownEntities: [],
+    });
+    expect(result.memories.map((m) => m.content)).toEqual([
+      'The user just became scrum master',
+      'The user uses Neovim as their editor, please give them vim keybindings.',
+    ]);
   });
 
   it('grades importance by kind and emphasis, and confidence by hedging', async () => {
