@@ -9,7 +9,9 @@ import {
   holdsShape,
   namesParticipant,
   queryWords,
+  withoutPresentPhrases,
 } from './query-intent.js';
+import { ftsQuery } from './text.js';
 import { minMax, zScores } from './scoring.js';
 
 describe('query intent', () => {
@@ -133,6 +135,8 @@ describe('asksOnly', () => {
     'can you book the boys a dental cleaning',
     'hi, can you help me plan my week around work',
     'also remind me to renew the TLS cert for the status page',
+    'what do I say to a patient asking whether they can get covid and flu shots together',
+    'is a HYSA worth it over my regular savings',
   ])('only asks: %s', (t) => expect(asksOnly(t)).toBe(true));
   it.each([
     'I drive a 2012 Corolla with 190k miles, is it worth fixing the AC?',
@@ -145,4 +149,15 @@ describe('asksOnly', () => {
     'we moved to SQLite, can you update the docs?',
     'Can you believe it? We adopted a puppy last week!',
   ])('states something, or too little to tell: %s', (t) => expect(asksOnly(t)).toBe(false));
+});
+
+describe('withoutPresentPhrases', () => {
+  it('leaves out the words that only say "now", so they match no turn about a day', () => {
+    const [day] = ftsQuery('days');
+    const [moment] = ftsQuery('moment');
+    expect(ftsQuery("when's my team's daily check-in these days?")).toContain(day);
+    expect(ftsQuery(withoutPresentPhrases("when's my team's daily check-in these days?"))).not.toContain(day);
+    expect(ftsQuery(withoutPresentPhrases('Which editor do I use at the moment?'))).not.toContain(moment);
+    expect(ftsQuery(withoutPresentPhrases('What did I do on the last day of the trip?'))).toContain(day);
+  });
 });

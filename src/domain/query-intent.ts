@@ -44,6 +44,17 @@ export function asksAboutPast(query: string): boolean {
   return PAST_VALUE_RE.test(query.replace(CLAUSE_NOT_PAST_RE, ' '));
 }
 
+/**
+ * "these days", "nowadays", "at the moment": a question about the present says so in words that
+ * are not what it is about ("when's my team's check-in these days?" matched "a snow day tomorrow").
+ */
+const PRESENT_PHRASE_RE = /\b(?:these days|nowadays|at the moment|right now|as of now|as of today|as we speak|at present|for now|for the time being)\b/gi;
+
+/** The query without its present-time phrases: the words its keyword search looks for. */
+export function withoutPresentPhrases(query: string): string {
+  return query.replace(PRESENT_PHRASE_RE, ' ');
+}
+
 export function asksAboutTime(query: string): boolean {
   return TEMPORAL_QUERY_RE.test(query);
 }
@@ -51,6 +62,18 @@ export function asksAboutTime(query: string): boolean {
 /** A sentence that asks: it ends with "?" and opens with a question word or an auxiliary verb. */
 const ASKING_RE =
   /^(?:what|what's|which|who|who's|whom|whose|when|where|where's|why|how|how's|do|does|did|is|are|was|were|am|can|could|would|will|should|shall|have|has|had|any|anything|anyone|want|wanna|need|shall)\b[^?]*\?$/i;
+
+/**
+ * A question chat writes without its mark: a question word before an auxiliary and its subject
+ * ("how do I roll back a bad deploy", "what should go in the goodie bags"), or an auxiliary
+ * before its subject ("is a HYSA worth it over my savings", "can you look up prices").
+ */
+const UNMARKED_QUESTION_RE =
+  /^(?:(?:how|what|which|where|when|why|who)\s+(?:do|does|did|can|could|should|would|will|is|are|am|was|were)\s+(?:i|we|you|u|they|he|she|it|my|our|your|the|a|an|this|that|these|those|there)\b|(?:what|which|who)\s+(?:should|would|could|can)\s+\w+|(?:is|are|do|does|did|can|could|should|would|will)\s+(?:a|an|the|it|this|that|there|i|you|u|we|they|my|our|your)\s+\w+)/i;
+
+export function asksUnmarked(sentence: string): boolean {
+  return UNMARKED_QUESTION_RE.test(sentence.trim());
+}
 
 /**
  * A clause that asks for something rather than stating it: "can you book the boys a dental
@@ -76,7 +99,7 @@ export function asksOnly(text: string): boolean {
     .split(/(?<=[.!?])\s+/)
     .map((x) => x.trim())
     .filter(saysSomething);
-  return sentences.length > 0 && sentences.every((x) => ASKING_RE.test(x) || onlyRequests(x));
+  return sentences.length > 0 && sentences.every((x) => ASKING_RE.test(x) || asksUnmarked(x) || onlyRequests(x));
 }
 
 function onlyRequests(sentence: string): boolean {

@@ -6,7 +6,7 @@ import type { VectorSpace } from '../db/sql/vector.js';
 import { queryDates, type DateSpan } from '../domain/dates.js';
 import { EF_SEARCH } from '../domain/scoring.js';
 import { ftsQuery, normalizeText } from '../domain/text.js';
-import { asksAboutTime, queryWords } from '../domain/query-intent.js';
+import { asksAboutTime, queryWords, withoutPresentPhrases } from '../domain/query-intent.js';
 import { runInGateScope } from '../providers/gate-scope.js';
 import type { RecallInput } from './schema.js';
 
@@ -56,7 +56,7 @@ export async function recallContext(deps: Deps, tenantId: string, input: RecallI
   // HNSW candidates per search (EF_SEARCH): 200 keeps recall@10 at 0.99 of an exact scan on the
   // m = 8 graphs (prisma/migrations/20261130020000_hnsw_build_params).
   const ef = Math.max(EF_SEARCH.min, input.limit * EF_SEARCH.perResult);
-  const terms = ftsQuery(input.query);
+  const terms = ftsQuery(withoutPresentPhrases(input.query));
   const now = input.as_of ? new Date(input.as_of) : new Date();
   return {
     deps,

@@ -3,6 +3,7 @@
  * confidence. Rules run from the most specific cue to the least: an insight or a decision
  * outranks the past tense that would otherwise make it an episode.
  */
+import { asksUnmarked } from '../../../domain/query-intent.js';
 import type { MemoryKind } from '../../../domain/vocabulary.js';
 import type { Analysis } from './analyse.js';
 import { CHATTER_WORDS, EMPHASIS_RE, GENERIC_NOUNS, HEDGE_RE, IMPERATIVE_VERBS, VAGUE_SUBJECTS, contentTokens } from './lexicon.js';
@@ -201,19 +202,11 @@ const NOT_ADDRESSING_RE = /\b(?:you know|thank you|see you|you guys know)\b/gi;
 const EXTRAPOSED_RE =
   /^it(?:'s| is| was) (?:(?:very|really|so|absolutely) )?(?:important|crucial|essential|critical|key|vital|necessary|required|mandatory|worth noting|true|clear|likely|possible) (?:that|to)\b/i;
 
-/**
- * A question chat writes without its mark: a question word before an auxiliary and its subject
- * ("how do I roll back a bad deploy", "what should go in the goodie bags"), or an auxiliary
- * before its subject ("is a HYSA worth it over my savings", "can you look up prices"). A standing
- * request ("can you always answer in English") is no question (REQUEST_RE).
- */
-const UNMARKED_QUESTION_RE =
-  /^(?:(?:how|what|which|where|when|why|who)\s+(?:do|does|did|can|could|should|would|will|is|are|am|was|were)\s+(?:i|we|you|u|they|he|she|it|my|our|your|the|a|an|this|that|these|those|there)\b|(?:what|which|who)\s+(?:should|would|could|can)\s+\w+|(?:is|are|do|does|did|can|could|should|would|will)\s+(?:a|an|the|it|this|that|there|i|you|u|we|they|my|our|your)\s+\w+)/i;
 const STANDING_RE = /\b(?:always|never|from now on|going forward|by default|whenever|every time)\b/i;
 
 export function isQuestion(text: string): boolean {
   if (/[?？]\s*["')\]]*\s*$/.test(text) || /[吗呢么]\s*[。!！]?\s*$/.test(text)) return true;
-  return UNMARKED_QUESTION_RE.test(text.trim()) && !STANDING_RE.test(text);
+  return asksUnmarked(text) && !STANDING_RE.test(text);
 }
 
 /**
