@@ -42,6 +42,9 @@ describe('units of what a turn says beside its sentences', () => {
     // Without its question, "it" refers to nothing: the filler the sentence rules keep out.
     expect(await contents([msg(0, 'It was Matt Patterson, he is so talented!', 'Melanie')])).toEqual([]);
     expect(await contents([msg(0, 'Anything else I can do?', undefined, 'assistant'), msg(1, 'can you set a reminder two days before')])).toEqual([]);
+    // The statement beside a request is kept, the request is not (classify.ts withoutRequests).
+    const beside = await contents([msg(0, "What's coming up?", undefined, 'assistant'), msg(1, 'first week of spring semester, help me set up my calendar')]);
+    expect(beside.map((m) => m.content).join(' ')).not.toMatch(/help/);
     expect(await contents([msg(0, 'Nice! Who else came along?', 'Caroline'), msg(1, 'Thanks so much! What about you?', 'Melanie')])).toEqual([]);
     const own = await contents([msg(0, 'What did you do this weekend?', 'Caroline'), msg(1, 'I went camping with my kids yesterday.', 'Melanie')]);
     expect(own).toEqual([{ content: "Melanie went camping with Melanie's kids yesterday.", sources: [1] }]);

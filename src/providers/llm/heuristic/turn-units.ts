@@ -9,7 +9,7 @@
  */
 import type { ExtractMessage } from '../types.js';
 import { isChitChat } from './chatter.js';
-import { contentWordCount, isQuestion } from './classify.js';
+import { contentWordCount, isQuestion, withoutRequests } from './classify.js';
 import { analyse } from './analyse.js';
 import { asksOnly } from '../../../domain/query-intent.js';
 import { cleanSentence, dropTagQuestion, selfLabel, toThirdPerson, type SelfLabel } from './rewrite.js';
@@ -47,7 +47,9 @@ function statements(content: string, participants: readonly string[]): string[] 
   const out: string[] = [];
   for (const seg of splitSegments(content)) {
     if (seg.kind === 'code') continue;
-    const clean = dropTagQuestion(cleanSentence(seg.text, participants));
+    const whole = dropTagQuestion(cleanSentence(seg.text, participants));
+    // "help me set up my calendar" is no statement; "first week of spring semester" beside it is (classify.ts withoutRequests).
+    const clean = withoutRequests(whole)?.join(', ') ?? whole;
     if (!clean || isQuestion(clean) || asksOnly(clean) || /:$/.test(clean) || isChitChat(clean) || contentWordCount(clean) < 2) continue;
     out.push(clean);
   }
