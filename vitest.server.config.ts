@@ -26,6 +26,7 @@ const SERVER_FILES = [
   'test/working-memory.test.ts',
   'test/bm25.test.ts',
   'test/current-truth.test.ts',
+  'test/current-truth-attributes.test.ts',
   'test/late-arrivals.test.ts',
   'test/read-your-writes.test.ts',
   'test/context.test.ts',

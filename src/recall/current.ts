@@ -14,6 +14,8 @@ import { readSlot, type Slot } from '../domain/slots.js';
 import { slotKeyText } from '../domain/slot-keys.js';
 import { ftsQuery } from '../domain/text.js';
 import type { RecallContext } from './context.js';
+import { informative } from './match.js';
+import { withSynonyms } from '../domain/synonyms.js';
 import { memoryResult } from './results.js';
 import type { Candidate } from './rank.js';
 
@@ -28,6 +30,24 @@ function relevantTo(terms: ReadonlySet<string>, memories: EventMemory[]): EventM
   const shared = memories.map((m) => ftsQuery(`${m.content} ${slotKeyText(m.slot)}`).filter((t) => terms.has(t)).length);
   const most = Math.max(0, ...shared);
   return most === 0 ? memories : memories.filter((_, i) => shared[i] === most);
+}
+
+/**
+ * The query asks about what changed in these superseded memories: one of its words (or their
+ * synonyms) is in a memory's slot, its subject, value, or their category and attribute words. A
+ * statement of several things goes stale for the thing that changed, not for the rest: "shots are
+ * in Room 4 this year, nurse Kelly Park runs it" still answers "which nurse runs the clinic?" after
+ * the room moved. A memory superseded without a slot (a model's or a similarity's UPDATE) reaches
+ * every query, and so does a change when the chunk holds none of the query's words (it was found
+ * by its vector or its context, so nothing says which of its statements the query asks about).
+ */
+function asksAboutChange(focus: ReadonlySet<string>, memories: EventMemory[]): boolean {
+  if (focus.size === 0) return true;
+  return memories.some((m) => {
+    if (m.slot === null) return true;
+    const said = [...m.slot.about, ...ftsQuery(`${m.slot.about.join(' ')} ${m.slot.value.join(' ')} ${m.slot.replaces.join(' ')} ${slotKeyText(m.slot)}`)];
+    return said.some((t) => focus.has(t));
+  });
 }
 
 /**
@@ -60,6 +80,7 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
   for (const r of rows)
     if (!r.corrected && (!r.echo || repeats(text.get(r.event_id) ?? '', r))) byEvent.set(r.event_id, [...(byEvent.get(r.event_id) ?? []), r]);
   const terms = new Set(ctx.terms);
+  const focus = new Set(withSynonyms(informative(ctx.terms)).terms);
   const pastQuestion = asksAboutPast(ctx.input.query);
   // A memory stops holding at its successor's valid_from; as_of before that, it still held.
   const heldThen = (m: EventMemory) => m.status === 'active' || (asOf !== undefined && (m.superseded_at === null || m.superseded_at.getTime() > asOf));
@@ -77,6 +98,8 @@ export async function supersedeEvidence(ctx: RecallContext, chunks: Candidate[],
       c.result.source.event_ids.flatMap((e) => byEvent.get(e) ?? []),
     );
     if (mems.length === 0 || mems.some(heldThen) || mems.some((m) => m.status !== 'superseded')) continue;
+    // It answers the query with words of its own that the change left alone.
+    if (!asksAboutChange(focus, mems) && ftsQuery(c.result.content).some((t) => focus.has(t))) continue;
     const head = mems.find((m) => m.head_id !== null)?.head_id;
     if (!head) continue;
     markStale(c, head);
