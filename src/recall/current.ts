@@ -35,9 +35,9 @@ function relevantTo(terms: ReadonlySet<string>, memories: EventMemory[]): EventM
 /**
  * The query asks about what changed in these superseded memories: one of its words (or their
  * synonyms) is in a memory's slot, its subject, value, or their category and attribute words. A
- * statement of several things goes stale for the thing that changed, not for the rest: "shots are
- * in Room 4 this year, nurse Kelly Park runs it" still answers "which nurse runs the clinic?" after
- * the room moved. A memory superseded without a slot (a model's or a similarity's UPDATE) reaches
+ * statement of several things goes stale for the thing that changed, not for the rest: "two-week
+ * sprints, planning on Monday mornings" still answers "what day do we hold planning?" after the
+ * sprints became one week. A memory superseded without a slot (a model's or a similarity's UPDATE) reaches
  * every query, and so does a change when the chunk holds none of the query's words (it was found
  * by its vector or its context, so nothing says which of its statements the query asks about).
  */

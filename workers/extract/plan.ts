@@ -101,8 +101,9 @@ function slotDecision(
   const best = (xs: typeof rels) => [...xs].sort((a, b) => b.agreement - a.agreement || b.c.similarity - a.c.similarity);
   // A restatement confirms only when it names nothing more: read as "Eastside" again, "Lindqvist
   // called out sick, Dr. Mensah is covering Eastside" is news (Mensah), and confirming would lose it.
-  const said = valuesByKind(unit.content);
-  const same = best(rels.filter((r) => r.relation === 'same' && !addsValue(said, valuesByKind(r.c.content))));
+  const restated = rels.filter((r) => r.relation === 'same');
+  const said = restated.length > 0 ? valuesByKind(unit.content) : new Map<string, Set<string>>();
+  const same = best(restated.filter((r) => !addsValue(said, valuesByKind(r.c.content))));
   const first = same[0];
   if (first) return { decision: { action: 'CONFIRM', targetId: first.c.id, reason: 'same value of the slot' }, target: first.c, supersedes: [] };
   const replaced = rels.filter((r) => r.relation === 'replaces');
