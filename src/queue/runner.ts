@@ -144,7 +144,9 @@ export function startWorkers(deps: Deps, catalog: StageCatalog, names: readonly 
       if (closing) return;
       worker.run().catch((err: unknown) => log.error({ err }, 'worker stopped'));
     };
-    starts.push(needs.length === 0 ? consume : () => void readiness.whenReady(needs).then(consume));
+    // The provider checks start now, so /readyz reports them from the first request (its checks are read once, at startWorkers' return).
+    const ready = needs.length === 0 ? undefined : readiness.whenReady(needs);
+    starts.push(ready === undefined ? consume : () => void ready.then(consume));
     worker.on('failed', (job, err) => {
       if (!job) return;
       const attempts = job.opts.attempts ?? 1;
