@@ -98,10 +98,14 @@ describe('TTL expiry', () => {
     const keep = await seed('ttl', { content: 'The VPN certificate is renewed every spring.', daysAgo: 3, ttl: 'P365D' });
     const gone = await seed('ttl', { content: 'The temporary office door code is 4711.', daysAgo: 3, ttl: 'P1D' });
     const older = await seed('ttl', { content: 'The wifi password is kept in the vault.', daysAgo: 20 });
-    const correction = await seed('ttl', { content: 'The wifi password is kept in the office safe.', daysAgo: 2, ttl: 'P1D' });
+    // Expired in the same transaction that relates it: a sweep between its seed and the relation
+    // would delete it first (the sweep runs every 300 ms).
+    const correction = await seed('ttl', { content: 'The wifi password is kept in the office safe.', daysAgo: 2, ttl: 'P365D' });
     const relation = await withTenant(m.deps.db, TENANT, async (tx) => {
       await supersedeMemory(tx, older, correction);
-      return relateMemories(tx, correction, older, 'replaces', true);
+      const id = await relateMemories(tx, correction, older, 'replaces', true);
+      await tx.query(`UPDATE memories SET expires_at = now() - interval '1 day' WHERE id = $1`, [correction]);
+      return id;
     });
     // seed() inserts without the per-kind defaults, like rows written before insert applied them:
     // the sweep gives this episode its default expiry (40 days ago + 30 days) and deletes it.
